@@ -1,0 +1,3 @@
+export * from "./error-codes.js";
+export * from "./problem.js";
+export * from "./validation.js";

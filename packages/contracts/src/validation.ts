@@ -1,0 +1,49 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { FieldError } from "./problem.js";
+
+// ajv-formats is CommonJS: under NodeNext the default import is its `module.exports` object.
+type AddFormats = typeof addFormatsModule.default;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+/** One ajv instance for every contract: strict, all errors reported, no coercion of wire data. */
+export const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+
+export type Validator<T> = ValidateFunction<T>;
+
+export function compile<T>(schema: object): Validator<T> {
+  return ajv.compile<T>(schema);
+}
+
+/** ajv errors as problem+json field errors: a JSON pointer to the bad field and a sentence. */
+export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, root = ""): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors ?? []) {
+    let pointer = root + e.instancePath;
+    let detail = e.message ?? "is invalid";
+    if (e.keyword === "required") {
+      const missing = (e.params as { missingProperty: string }).missingProperty;
+      pointer = `${pointer}/${escapePointer(missing)}`;
+      detail = "is required";
+    } else if (e.keyword === "additionalProperties") {
+      const extra = (e.params as { additionalProperty: string }).additionalProperty;
+      pointer = `${pointer}/${escapePointer(extra)}`;
+      detail = "is not an allowed property";
+    } else if (e.keyword === "enum") {
+      const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+      detail = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
+    }
+    const key = `${pointer}\u0000${detail}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ pointer, detail });
+  }
+  return out;
+}
+
+export function escapePointer(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}

@@ -1,0 +1,54 @@
+import { errorCodeInfo, type Problem, problemType } from "@arena/contracts";
+import type { Request, Response } from "express";
+import { AppError } from "./app-error.js";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+/** Builds the RFC 9457 document for an error; anything that is not an AppError is an opaque 500. */
+export function toProblem(err: AppError, requestId: string, instance?: string): Problem {
+  const info = errorCodeInfo[err.code];
+  return {
+    ...err.extensions,
+    type: problemType(err.code),
+    title: info.title,
+    status: info.status,
+    detail: err.detail,
+    code: err.code,
+    requestId,
+    ...(instance === undefined ? {} : { instance }),
+    ...(err.errors === undefined ? {} : { errors: err.errors }),
+  };
+}
+
+export function sendProblem(req: Request, res: Response, err: AppError): void {
+  for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
+  res
+    .status(err.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(toProblem(err, req.id, req.originalUrl.split("?")[0])));
+}
+
+/** Maps errors raised by express/body-parser to our codes; unknown errors become INTERNAL. */
+export function asAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; limit?: number; message?: string };
+  switch (e?.type) {
+    case "entity.too.large":
+      return new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${e.limit} bytes`, {
+        extensions: { limit: e.limit },
+      });
+    case "entity.parse.failed":
+      return new AppError("MALFORMED_JSON", `Request body is not valid JSON: ${e.message}`, {
+        errors: [{ pointer: "", detail: "is not valid JSON" }],
+      });
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new AppError("UNSUPPORTED_MEDIA_TYPE", e.message ?? "Unsupported body encoding");
+    case "request.aborted":
+    case "request.size.invalid":
+    case "stream.encoding.set":
+      return new AppError("MALFORMED_JSON", e.message ?? "Request body could not be read");
+    default:
+      return new AppError("INTERNAL", "An unexpected error occurred", { cause: err });
+  }
+}
