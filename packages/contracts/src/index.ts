@@ -1,3 +1,4 @@
 export * from "./error-codes.js";
 export * from "./problem.js";
 export * from "./validation.js";
+export * from "./license.js";

@@ -1,0 +1,135 @@
+import type { FromSchema } from "json-schema-to-ts";
+import { compile } from "./validation.js";
+
+/** The two editions. `advanced` adds latency maps and `/matchmaking/advanced`. */
+export const EDITIONS = ["community", "advanced"] as const;
+export type Edition = (typeof EDITIONS)[number];
+
+const EditionSchema = { type: "string", enum: EDITIONS } as const;
+const EmailSchema = { type: "string", format: "email", minLength: 3, maxLength: 254 } as const;
+const NameSchema = { type: "string", minLength: 1, maxLength: 200 } as const;
+
+/** License keys are `lk_` plus 32 base62 characters; anything else is rejected before a lookup. */
+export const LICENSE_KEY_PATTERN = "^lk_[0-9A-Za-z]{32}$";
+
+export const RegistrationRequestSchema = {
+  $id: "RegistrationRequest",
+  type: "object",
+  required: ["name", "email"],
+  properties: { name: NameSchema, email: EmailSchema },
+  additionalProperties: false,
+} as const;
+export type RegistrationRequest = FromSchema<typeof RegistrationRequestSchema>;
+
+export const ValidateLicenseRequestSchema = {
+  $id: "ValidateLicenseRequest",
+  type: "object",
+  required: ["licenseKey"],
+  properties: { licenseKey: { type: "string", minLength: 1, maxLength: 200 } },
+  additionalProperties: false,
+} as const;
+export type ValidateLicenseRequest = FromSchema<typeof ValidateLicenseRequestSchema>;
+
+export const ValidateLicenseResponseSchema = {
+  $id: "ValidateLicenseResponse",
+  type: "object",
+  required: ["edition", "expiresAt", "lease"],
+  properties: {
+    edition: EditionSchema,
+    /** When the lease expires (ISO 8601); the holder must validate again before then. */
+    expiresAt: { type: "string", format: "date-time" },
+    /** A JWT signed by the license service (see LeaseClaims), verifiable with its JWKS. */
+    lease: { type: "string", minLength: 1 },
+  },
+  additionalProperties: false,
+} as const;
+export type ValidateLicenseResponse = FromSchema<typeof ValidateLicenseResponseSchema>;
+
+export const CreateLicenseRequestSchema = {
+  $id: "CreateLicenseRequest",
+  type: "object",
+  required: ["name", "email", "edition"],
+  properties: { name: NameSchema, email: EmailSchema, edition: EditionSchema },
+  additionalProperties: false,
+} as const;
+export type CreateLicenseRequest = FromSchema<typeof CreateLicenseRequestSchema>;
+
+export const UpdateLicenseRequestSchema = {
+  $id: "UpdateLicenseRequest",
+  type: "object",
+  required: ["edition"],
+  properties: { edition: EditionSchema },
+  additionalProperties: false,
+} as const;
+export type UpdateLicenseRequest = FromSchema<typeof UpdateLicenseRequestSchema>;
+
+const LicenseSummaryProperties = {
+  id: { type: "string", pattern: "^lic_[0-9A-Za-z]+$" },
+  name: NameSchema,
+  email: EmailSchema,
+  edition: EditionSchema,
+  /** The first characters of the key, enough to recognise it; the key itself is never stored. */
+  keyPrefix: { type: "string" },
+  status: { type: "string", enum: ["active", "revoked"] },
+  createdAt: { type: "string", format: "date-time" },
+  updatedAt: { type: "string", format: "date-time" },
+  revokedAt: { type: ["string", "null"], format: "date-time" },
+} as const;
+
+const LicenseSummaryObject = {
+  type: "object",
+  required: ["id", "name", "email", "edition", "keyPrefix", "status", "createdAt", "updatedAt", "revokedAt"],
+  properties: LicenseSummaryProperties,
+  additionalProperties: false,
+} as const;
+
+export const LicenseSummarySchema = { $id: "LicenseSummary", ...LicenseSummaryObject } as const;
+export type LicenseSummary = FromSchema<typeof LicenseSummarySchema>;
+
+/** The admin create answer: the only time the full key is ever shown. */
+export const CreatedLicenseSchema = {
+  $id: "CreatedLicense",
+  type: "object",
+  required: ["id", "licenseKey", "edition"],
+  properties: {
+    id: LicenseSummaryProperties.id,
+    licenseKey: { type: "string", pattern: LICENSE_KEY_PATTERN },
+    edition: EditionSchema,
+    keyPrefix: LicenseSummaryProperties.keyPrefix,
+  },
+  additionalProperties: false,
+} as const;
+export type CreatedLicense = FromSchema<typeof CreatedLicenseSchema>;
+
+export const LicenseListSchema = {
+  $id: "LicenseList",
+  type: "object",
+  required: ["licenses"],
+  properties: {
+    licenses: { type: "array", items: LicenseSummaryObject },
+    nextCursor: { type: ["string", "null"] },
+  },
+  additionalProperties: false,
+} as const;
+export type LicenseList = FromSchema<typeof LicenseListSchema>;
+
+/**
+ * The claims of a lease JWT (EdDSA, `kid` in the header, keys at `/.well-known/jwks.json`).
+ * `iss` is the license service, `aud` the product that holds the lease, `sub` the license id.
+ */
+export const LEASE_ISSUER = "arena-license";
+export const LEASE_AUDIENCE = "arena-matchmaker";
+export interface LeaseClaims {
+  iss: typeof LEASE_ISSUER;
+  aud: typeof LEASE_AUDIENCE;
+  sub: string;
+  edition: Edition;
+  iat: number;
+  exp: number;
+}
+
+export const validateRegistrationRequest = compile<RegistrationRequest>(RegistrationRequestSchema);
+export const validateValidateLicenseRequest = compile<ValidateLicenseRequest>(ValidateLicenseRequestSchema);
+export const validateValidateLicenseResponse = compile<ValidateLicenseResponse>(ValidateLicenseResponseSchema);
+export const validateCreateLicenseRequest = compile<CreateLicenseRequest>(CreateLicenseRequestSchema);
+export const validateUpdateLicenseRequest = compile<UpdateLicenseRequest>(UpdateLicenseRequestSchema);
