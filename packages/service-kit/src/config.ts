@@ -18,7 +18,10 @@ const envAjv = new Ajv2020({ allErrors: true, coerceTypes: true, useDefaults: tr
  * a frozen typed object, or throws one ConfigError naming every bad or missing variable at once.
  * Empty strings count as unset, so `FOO=` in a compose file falls back to the default.
  */
-export function loadConfig<const S extends ConfigSchema>(schema: S, env?: NodeJS.ProcessEnv): Readonly<FromSchema<S>>;
+export function loadConfig<const S extends ConfigSchema>(
+  schema: S,
+  env?: NodeJS.ProcessEnv,
+): Readonly<FromSchema<S>>;
 export function loadConfig(schema: ConfigSchema, env: NodeJS.ProcessEnv = process.env): Readonly<object> {
   const raw: Record<string, unknown> = {};
   for (const key of Object.keys(schema.properties)) {

@@ -34,7 +34,10 @@ async function runCheck(check: ReadinessCheck): Promise<string> {
     await Promise.race([
       Promise.resolve().then(check.check),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`timed out after ${CHECK_TIMEOUT_MS} ms`)),
+          CHECK_TIMEOUT_MS,
+        );
       }),
     ]);
     return "ok";

@@ -33,7 +33,12 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics) {
       if (req.path === "/livez" || req.path === "/readyz" || req.path === "/metrics") return;
       // Only the path is logged: query strings may carry tokens (`/ws?authorization=`).
       req.log.info(
-        { method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(seconds * 1e4) / 10 },
+        {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          durationMs: Math.round(seconds * 1e4) / 10,
+        },
         "request completed",
       );
     });
