@@ -1,0 +1,8 @@
+export {
+  createLicenseClient,
+  type LicenseClient,
+  type LicenseClientOptions,
+  type LicenseLogger,
+} from "./license-client.js";
+export { licenseReadinessCheck } from "./license-readiness.js";
+export type { LicenseState, LicenseStatus } from "./license-state.js";

@@ -1,0 +1,461 @@
+import { randomUUID } from "node:crypto";
+import { EDITIONS, type Edition, validateValidateLicenseResponse } from "@arena/contracts";
+import { AppError, type Logger } from "@arena/service-kit";
+import { createLeaseVerifier, LeaseVerificationError } from "./lease-verifier.js";
+import {
+  deriveState,
+  INITIAL_FACTS,
+  type Lease,
+  type LicenseFacts,
+  type LicenseState,
+  leaseUsableUntil,
+  sameState,
+} from "./license-state.js";
+
+/** The log methods the client uses; a pino logger (service-kit `createLogger`) fits. */
+export type LicenseLogger = Pick<Logger, "debug" | "info" | "warn" | "error">;
+
+export interface LicenseClientOptions {
+  licenseKey: string;
+  /** Base URL of the license service, e.g. `http://127.0.0.1:8082`. */
+  licenseUrl: string;
+  /** Time between validations while all is well (default 5 min), shortened for leases that expire sooner. */
+  refreshIntervalMs?: number;
+  /** How long the last lease is honoured while the license service cannot be reached (default 24 h). */
+  gracePeriodMs?: number;
+  /** Time allowed for one call to the license service (default 10 s). */
+  requestTimeoutMs?: number;
+  /** First retry delay after a failure (default 5 s); doubles per failure up to `refreshIntervalMs`. */
+  retryDelayMs?: number;
+  fetch?: typeof fetch;
+  /** The clock, in milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
+  logger?: LicenseLogger;
+  /** The `x-request-id` sent with each validation (default a random UUID). */
+  requestId?: () => string;
+}
+
+export interface LicenseClient {
+  /** Runs the first validation and starts periodic refreshes; resolves with the resulting state, never rejects. */
+  start(): Promise<LicenseState>;
+  /** Stops refreshing and aborts a call in flight; the state stays as it was. */
+  stop(): void;
+  state(): LicenseState;
+  /**
+   * Returns the licensed edition, or throws AppError LICENSE_INVALID (403, key rejected),
+   * LICENSE_UNAVAILABLE (503, no usable lease) or EDITION_REQUIRED (403, edition too low).
+   */
+  require(edition?: Edition): Edition;
+  /** Validates now (joining a validation already in flight); never rejects. */
+  refresh(): Promise<LicenseState>;
+  /** Called on every change of status, edition, license, lease expiry or reason; returns an unsubscribe. */
+  onChange(listener: (s: LicenseState) => void): () => void;
+}
+
+const DEFAULTS = {
+  refreshIntervalMs: 5 * 60_000,
+  gracePeriodMs: 24 * 60 * 60_000,
+  requestTimeoutMs: 10_000,
+  retryDelayMs: 5_000,
+};
+/** Never refresh more often than this, whatever the lease lifetime. */
+const MIN_REFRESH_DELAY_MS = 1_000;
+/** setTimeout's largest delay; longer waits are re-armed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const KEY_PREFIX_LENGTH = 7;
+const MAX_DETAIL_LENGTH = 300;
+
+type Outcome =
+  | { kind: "success"; lease: Lease; requestId: string }
+  | { kind: "rejected"; reason: string; requestId: string }
+  | { kind: "failure"; reason: string; requestId: string; retryAfterMs?: number; untrusted?: boolean }
+  | { kind: "aborted" };
+
+export function createLicenseClient(options: LicenseClientOptions): LicenseClient {
+  const config = resolveOptions(options);
+  const { licenseKey, gracePeriodMs, now, logger, fetchFn } = config;
+  const keyPrefix = `${licenseKey.slice(0, KEY_PREFIX_LENGTH)}…`;
+  const base = config.licenseUrl.replace(/\/+$/, "");
+  const validateUrl = `${base}/v1/licenses/validate`;
+  const jwksUrl = `${base}/.well-known/jwks.json`;
+  const log = { keyPrefix, licenseUrl: base };
+
+  /** Problem details and error messages come from outside: make sure the key never rides along. */
+  const scrub = (text: string) => truncate(text.split(licenseKey).join(keyPrefix));
+
+  let facts: LicenseFacts = INITIAL_FACTS;
+  let published = deriveState(facts, now(), gracePeriodMs);
+  const listeners = new Set<(s: LicenseState) => void>();
+
+  let running = false;
+  let started: Promise<LicenseState> | null = null;
+  let inFlight: Promise<LicenseState> | null = null;
+  let stopController = new AbortController();
+  let refreshTimer: NodeJS.Timeout | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
+  let nextAttemptAtMs: number | null = null;
+  let consecutiveFailures = 0;
+
+  const verifier = createLeaseVerifier({
+    now,
+    fetchJwks: async (requestId) => {
+      const res = await call(jwksUrl, { method: "GET", headers: { accept: "application/json" } }, requestId);
+      if (res.status !== 200) throw new Error(`${jwksUrl} answered HTTP ${res.status}`);
+      return res.json();
+    },
+  });
+
+  function call(url: string, init: RequestInit, requestId: string): Promise<Response> {
+    const signal = AbortSignal.any([stopController.signal, AbortSignal.timeout(config.requestTimeoutMs)]);
+    return fetchFn(url, { ...init, headers: { ...init.headers, "x-request-id": requestId }, signal });
+  }
+
+  async function validateOnce(): Promise<Outcome> {
+    const requestId = config.requestId();
+    const stopSignal = stopController.signal;
+    try {
+      const res = await call(
+        validateUrl,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({ licenseKey }),
+        },
+        requestId,
+      );
+      if (res.status !== 200) {
+        const problem = await readProblem(res);
+        // Only the license service's own verdict revokes; a proxy's bare 403 page counts as an outage.
+        if (res.status === 403 && problem !== null) {
+          return { kind: "rejected", reason: problem.detail ?? "the key is revoked or unknown", requestId };
+        }
+        const detail = problem?.detail;
+        return {
+          kind: "failure",
+          reason: `the license service answered HTTP ${res.status}${detail ? ` (${detail})` : ""}`,
+          requestId,
+          ...retryAfter(res),
+        };
+      }
+      const body: unknown = await res.json().catch(() => undefined);
+      if (!validateValidateLicenseResponse(body)) {
+        return {
+          kind: "failure",
+          reason: "the license service answered with a body that is not a license validation",
+          requestId,
+          untrusted: true,
+        };
+      }
+      // The edition is taken from the signed lease only; the plain body could have been altered.
+      const lease = await verifier.verify(body.lease, requestId);
+      if (lease.edition !== body.edition) {
+        logger.warn(
+          { ...log, requestId, bodyEdition: body.edition, leaseEdition: lease.edition },
+          "license answer names another edition than its lease; using the lease",
+        );
+      }
+      return { kind: "success", lease, requestId };
+    } catch (err) {
+      if (stopSignal.aborted) return { kind: "aborted" };
+      if (err instanceof LeaseVerificationError) {
+        return { kind: "failure", reason: scrub(err.message), requestId, untrusted: true };
+      }
+      return { kind: "failure", reason: scrub(describeCallError(err, config.requestTimeoutMs)), requestId };
+    }
+  }
+
+  /** The problem document of an error answer, or null when the body is not one. */
+  async function readProblem(res: Response): Promise<{ detail: string | null } | null> {
+    const text = await res.text().catch(() => "");
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    if (typeof parsed !== "object" || parsed === null) return null;
+    const { detail, title, code } = parsed as { detail?: unknown; title?: unknown; code?: unknown };
+    if (typeof detail !== "string" && typeof title !== "string" && typeof code !== "string") return null;
+    const sentence =
+      typeof detail === "string" && detail !== "" ? detail : typeof title === "string" ? title : null;
+    return { detail: sentence === null ? null : scrub(sentence) };
+  }
+
+  function apply(outcome: Outcome): void {
+    const at = now();
+    switch (outcome.kind) {
+      case "success":
+        facts = { lease: outcome.lease, lastValidatedAtMs: at, rejection: null, failure: null };
+        logger.debug(
+          {
+            ...log,
+            requestId: outcome.requestId,
+            edition: outcome.lease.edition,
+            licenseId: outcome.lease.licenseId,
+          },
+          "license validated",
+        );
+        break;
+      case "rejected":
+        // No grace for a key the service refuses: the lease goes at once.
+        facts = { ...facts, lease: null, rejection: outcome.reason, failure: null };
+        logger.error(
+          { ...log, requestId: outcome.requestId, reason: outcome.reason },
+          "license key rejected",
+        );
+        break;
+      case "failure":
+        // A rejection stays in force through an outage: the last word of the service was "no".
+        facts = {
+          ...facts,
+          failure: { reason: outcome.reason, sinceMs: facts.failure?.sinceMs ?? at },
+        };
+        logger.warn(
+          {
+            ...log,
+            requestId: outcome.requestId,
+            reason: outcome.reason,
+            consecutiveFailures: consecutiveFailures + 1,
+          },
+          outcome.untrusted ? "license lease not trusted" : "license validation failed",
+        );
+        break;
+      case "aborted":
+        break;
+    }
+  }
+
+  function publish(): LicenseState {
+    const current = deriveState(facts, now(), gracePeriodMs);
+    if (!sameState(current, published)) {
+      published = current;
+      const fields = {
+        ...log,
+        status: current.status,
+        edition: current.edition,
+        licenseId: current.licenseId,
+      };
+      if (current.status === "valid") logger.info(fields, `license ${current.status}`);
+      else logger.warn({ ...fields, reason: current.reason }, `license ${current.status}`);
+      for (const listener of listeners) {
+        try {
+          listener(current);
+        } catch (err) {
+          logger.error({ ...log, err }, "license state listener threw");
+        }
+      }
+    }
+    armExpiryTimer();
+    return current;
+  }
+
+  /** Wakes up when the last lease stops counting, so listeners hear of it without a read. */
+  function armExpiryTimer(): void {
+    clearTimeout(expiryTimer);
+    expiryTimer = undefined;
+    const until = leaseUsableUntil(facts, gracePeriodMs);
+    if (!running || until === null || facts.rejection !== null) return;
+    const wait = until - now();
+    if (wait <= 0) return;
+    expiryTimer = setTimeout(publish, Math.min(wait + 1, MAX_TIMER_MS));
+    expiryTimer.unref();
+  }
+
+  function nextDelay(outcome: Outcome): number {
+    const interval = config.refreshIntervalMs;
+    switch (outcome.kind) {
+      case "success": {
+        consecutiveFailures = 0;
+        // Renew well before a short-lived lease runs out, whatever the configured interval.
+        const halfLife = (outcome.lease.expiresAtMs - now()) / 2;
+        return jitter(Math.max(MIN_REFRESH_DELAY_MS, Math.min(interval, halfLife)), 0.1);
+      }
+      case "rejected":
+        consecutiveFailures = 0;
+        return jitter(interval, 0.1);
+      case "failure": {
+        consecutiveFailures += 1;
+        const backoff = Math.min(interval, config.retryDelayMs * 2 ** Math.min(consecutiveFailures - 1, 30));
+        // Equal jitter: spread the retries of many replicas over the second half of the delay.
+        const delay = backoff / 2 + (Math.random() * backoff) / 2;
+        return Math.max(delay, Math.min(outcome.retryAfterMs ?? 0, interval));
+      }
+      case "aborted":
+        return interval;
+    }
+  }
+
+  function schedule(outcome: Outcome): void {
+    const delay = nextDelay(outcome);
+    clearTimeout(refreshTimer);
+    refreshTimer = undefined;
+    nextAttemptAtMs = null;
+    if (!running) return;
+    nextAttemptAtMs = now() + delay;
+    refreshTimer = setTimeout(() => void refresh(), Math.min(delay, MAX_TIMER_MS));
+    refreshTimer.unref();
+  }
+
+  function refresh(): Promise<LicenseState> {
+    inFlight ??= (async () => {
+      let outcome: Outcome;
+      try {
+        outcome = await validateOnce();
+      } catch (err) {
+        outcome = {
+          kind: "failure",
+          reason: scrub(`unexpected error (${(err as Error).message})`),
+          requestId: "",
+        };
+      }
+      inFlight = null;
+      apply(outcome);
+      schedule(outcome);
+      return publish();
+    })();
+    return inFlight;
+  }
+
+  function state(): LicenseState {
+    return deriveState(facts, now(), gracePeriodMs);
+  }
+
+  return {
+    start() {
+      if (started === null) {
+        running = true;
+        started = refresh();
+      }
+      return started;
+    },
+
+    stop() {
+      running = false;
+      started = null;
+      clearTimeout(refreshTimer);
+      clearTimeout(expiryTimer);
+      refreshTimer = undefined;
+      expiryTimer = undefined;
+      nextAttemptAtMs = null;
+      stopController.abort();
+      stopController = new AbortController();
+    },
+
+    state,
+
+    require(edition) {
+      const current = state();
+      switch (current.status) {
+        case "valid":
+        case "grace": {
+          const held = current.edition as Edition;
+          if (edition !== undefined && EDITIONS.indexOf(held) < EDITIONS.indexOf(edition)) {
+            throw new AppError(
+              "EDITION_REQUIRED",
+              `This needs the ${edition} edition; the license is for the ${held} edition`,
+              { extensions: { requiredEdition: edition, edition: held } },
+            );
+          }
+          return held;
+        }
+        case "invalid":
+          throw new AppError("LICENSE_INVALID", current.reason ?? "License key rejected");
+        case "pending":
+        case "expired": {
+          const wait =
+            nextAttemptAtMs === null ? null : Math.max(1, Math.ceil((nextAttemptAtMs - now()) / 1000));
+          throw new AppError("LICENSE_UNAVAILABLE", current.reason ?? "License could not be confirmed", {
+            ...(wait === null ? {} : { headers: { "Retry-After": String(wait) } }),
+          });
+        }
+      }
+    },
+
+    refresh,
+
+    onChange(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+  };
+}
+
+interface ResolvedOptions {
+  licenseKey: string;
+  licenseUrl: string;
+  refreshIntervalMs: number;
+  gracePeriodMs: number;
+  requestTimeoutMs: number;
+  retryDelayMs: number;
+  fetchFn: typeof fetch;
+  now: () => number;
+  logger: LicenseLogger;
+  requestId: () => string;
+}
+
+/** Checks the options once and lists every problem; the key itself never appears in the message. */
+function resolveOptions(options: LicenseClientOptions): ResolvedOptions {
+  const problems: string[] = [];
+  if (typeof options.licenseKey !== "string" || options.licenseKey.trim() === "") {
+    problems.push("licenseKey must be a non-empty string");
+  }
+  let url: URL | null = null;
+  try {
+    url = new URL(options.licenseUrl);
+  } catch {
+    problems.push("licenseUrl must be an absolute URL");
+  }
+  if (url !== null && url.protocol !== "http:" && url.protocol !== "https:") {
+    problems.push("licenseUrl must be an http or https URL");
+  }
+  const durations = {
+    refreshIntervalMs: options.refreshIntervalMs ?? DEFAULTS.refreshIntervalMs,
+    gracePeriodMs: options.gracePeriodMs ?? DEFAULTS.gracePeriodMs,
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+    retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
+  };
+  for (const [name, value] of Object.entries(durations)) {
+    if (!Number.isFinite(value) || value <= 0)
+      problems.push(`${name} must be a positive number of milliseconds`);
+  }
+  if (problems.length > 0) throw new Error(`Invalid license client options: ${problems.join("; ")}`);
+  return {
+    licenseKey: options.licenseKey.trim(),
+    licenseUrl: options.licenseUrl,
+    ...durations,
+    fetchFn: options.fetch ?? globalThis.fetch,
+    now: options.now ?? Date.now,
+    logger: options.logger ?? silentLogger,
+    requestId: options.requestId ?? randomUUID,
+  };
+}
+
+const ignore = () => {};
+const silentLogger: LicenseLogger = { debug: ignore, info: ignore, warn: ignore, error: ignore };
+
+function jitter(ms: number, spread: number): number {
+  return ms * (1 - spread + Math.random() * 2 * spread);
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_DETAIL_LENGTH ? `${text.slice(0, MAX_DETAIL_LENGTH)}…` : text;
+}
+
+function retryAfter(res: Response): { retryAfterMs?: number } {
+  const header = res.headers.get("retry-after");
+  if (header === null) return {};
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 };
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) };
+}
+
+/** fetch reports a refused connection as "fetch failed" with the reason in `cause`. */
+function describeCallError(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === "TimeoutError") return `the license service did not answer within ${timeoutMs} ms`;
+  const cause = e?.cause?.code ?? e?.cause?.message;
+  return `the license service could not be reached (${cause ?? e?.message ?? String(err)})`;
+}
