@@ -5,7 +5,8 @@ import type { FieldError } from "./problem.js";
 // ajv-formats is CommonJS: under NodeNext the default import is its `module.exports` object.
 type AddFormats = typeof addFormatsModule.default;
 const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+  (addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats);
 
 /** One ajv instance for every contract: strict, all errors reported, no coercion of wire data. */
 export const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -22,6 +23,11 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (const e of errors ?? []) {
+    // An `if` error only says "must match the then schema"; the failing `then` keyword is reported
+    // beside it with the field's own pointer, so the `if` line adds noise and no information.
+    if (e.keyword === "if") continue;
+    // Likewise `propertyNames` is reported once more by the keyword that rejected the name.
+    if (e.keyword === "propertyNames") continue;
     let pointer = root + e.instancePath;
     let detail = e.message ?? "is invalid";
     if (e.keyword === "required") {
@@ -35,7 +41,14 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
     } else if (e.keyword === "enum") {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
       detail = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
+    } else if (e.keyword === "false schema") {
+      detail = "is not allowed";
     }
+    // A rule that applies only when another field is present (`dependentSchemas`) says so, e.g.
+    // `/count` "must be <= 100 when fromRank is given".
+    const trigger = dependentSchemaTrigger(e.schemaPath);
+    if (trigger !== undefined) detail = `${detail} when ${trigger} is given`;
+    if (e.propertyName !== undefined) detail = `has a key ${JSON.stringify(e.propertyName)} that ${detail}`;
     const key = `${pointer}\u0000${detail}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -46,4 +59,10 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
 
 export function escapePointer(token: string): string {
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function dependentSchemaTrigger(schemaPath: string): string | undefined {
+  const match = /\/dependentSchemas\/([^/]+)\//.exec(schemaPath);
+  const token = match?.[1];
+  return token === undefined ? undefined : token.replaceAll("~1", "/").replaceAll("~0", "~");
 }
