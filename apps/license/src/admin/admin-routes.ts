@@ -1,0 +1,105 @@
+import {
+  type CreatedLicense,
+  type LicenseList,
+  validateCreateLicenseRequest,
+  validateUpdateLicenseRequest,
+} from "@arena/contracts";
+import { AppError, requireJsonBody, validateOrThrow } from "@arena/service-kit";
+import { type Request, Router } from "express";
+import type { LicenseStore } from "../licenses/license-store.js";
+import { decodeCursor } from "../licenses/list-cursor.js";
+import type { SigningKeys } from "../signing/signing-keys.js";
+import { requireAdminToken } from "./admin-auth.js";
+
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 200;
+
+export interface AdminRoutesDeps {
+  adminToken: string;
+  licenses: LicenseStore;
+  signingKeys: SigningKeys;
+}
+
+/** `/admin/*`: license management and signing-key rotation, all behind the admin token. */
+export function adminRoutes({ adminToken, licenses, signingKeys }: AdminRoutesDeps): Router {
+  const router = Router();
+  router.use(requireAdminToken(adminToken));
+
+  router.post("/licenses", async (req, res) => {
+    const body = validateOrThrow(validateCreateLicenseRequest, requireJsonBody(req));
+    const { license, licenseKey } = await licenses.create(body);
+    req.log.info({ licenseId: license.id, edition: license.edition }, "license created by admin");
+    const created: CreatedLicense = {
+      id: license.id,
+      licenseKey,
+      edition: license.edition,
+      keyPrefix: license.keyPrefix,
+    };
+    res.status(201).location(`/admin/licenses/${license.id}`).set("Cache-Control", "no-store").json(created);
+  });
+
+  router.get("/licenses", async (req, res) => {
+    const { limit, cursor } = parseListQuery(req);
+    const page: LicenseList = await licenses.list(limit, cursor);
+    res.json(page);
+  });
+
+  router.get("/licenses/:id", async (req, res) => {
+    const license = await licenses.get(req.params.id as string);
+    if (!license) throw notFound(req.params.id as string);
+    res.json(license);
+  });
+
+  router.patch("/licenses/:id", async (req, res) => {
+    const body = validateOrThrow(validateUpdateLicenseRequest, requireJsonBody(req));
+    const id = req.params.id as string;
+    const updated = await licenses.updateEdition(id, body.edition);
+    if (updated === undefined) throw notFound(id);
+    if (updated === "revoked")
+      throw new AppError("CONFLICT", `License ${id} is revoked; its edition cannot change`);
+    req.log.info({ licenseId: id, edition: body.edition }, "license edition changed");
+    res.json(updated);
+  });
+
+  router.delete("/licenses/:id", async (req, res) => {
+    const id = req.params.id as string;
+    if (!(await licenses.revoke(id))) throw notFound(id);
+    req.log.info({ licenseId: id }, "license revoked");
+    res.status(204).end();
+  });
+
+  router.post("/signing-keys/rotate", async (req, res) => {
+    const key = await signingKeys.rotate();
+    req.log.info({ kid: key.kid }, "lease signing key rotated by admin");
+    res.status(201).json({ kid: key.kid, createdAt: key.createdAt.toISOString() });
+  });
+
+  return router;
+}
+
+function notFound(id: string): AppError {
+  return new AppError("NOT_FOUND", `No license with id ${id}`);
+}
+
+function parseListQuery(req: Request): { limit: number; cursor: ReturnType<typeof decodeCursor> } {
+  const errors: Array<{ pointer: string; detail: string }> = [];
+  const { limit: rawLimit, cursor: rawCursor } = req.query;
+  let limit = DEFAULT_PAGE_SIZE;
+  if (rawLimit !== undefined) {
+    limit = typeof rawLimit === "string" && /^\d+$/.test(rawLimit) ? Number(rawLimit) : Number.NaN;
+    if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) {
+      errors.push({
+        pointer: "/limit",
+        detail: `query parameter must be an integer from 1 to ${MAX_PAGE_SIZE}`,
+      });
+    }
+  }
+  let cursor: ReturnType<typeof decodeCursor>;
+  if (rawCursor !== undefined) {
+    cursor = typeof rawCursor === "string" ? decodeCursor(rawCursor) : undefined;
+    if (!cursor)
+      errors.push({ pointer: "/cursor", detail: "query parameter is not a cursor from a previous page" });
+  }
+  if (errors.length > 0) throw AppError.validation(errors);
+  return { limit, cursor };
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "@jest/globals";
+import { deriveSealingKey, open, seal } from "./sealed-box.js";
+
+const key = deriveSealingKey("a-long-enough-signing-key-secret-0123456789");
+
+describe("sealed box", () => {
+  it("opens what it sealed", () => {
+    expect(open(seal("private jwk", key, "kid-1"), key, "kid-1")).toBe("private jwk");
+  });
+
+  it("does not contain the plaintext", () => {
+    expect(seal("very secret private key material", key, "kid-1")).not.toContain("secret");
+  });
+
+  it("refuses to open with another secret", () => {
+    const other = deriveSealingKey("another-long-enough-signing-key-secret-987654");
+    expect(() => open(seal("x", key, "kid-1"), other, "kid-1")).toThrow();
+  });
+
+  it("refuses to open a value sealed for another key id", () => {
+    expect(() => open(seal("x", key, "kid-1"), key, "kid-2")).toThrow();
+  });
+
+  it("refuses a tampered ciphertext", () => {
+    const sealed = seal("some plaintext", key, "kid-1");
+    const tampered = `${sealed.slice(0, -2)}${sealed.endsWith("A") ? "B" : "A"}${sealed.slice(-1)}`;
+    expect(() => open(tampered, key, "kid-1")).toThrow();
+  });
+});
