@@ -58,7 +58,7 @@ const DEFAULTS = {
   requestTimeoutMs: 10_000,
   retryDelayMs: 5_000,
 };
-/** Never refresh more often than this, whatever the lease lifetime. */
+/** A lease about to expire is renewed no more often than this (the configured interval still applies). */
 const MIN_REFRESH_DELAY_MS = 1_000;
 /** setTimeout's largest delay; longer waits are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -268,7 +268,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
         consecutiveFailures = 0;
         // Renew well before a short-lived lease runs out, whatever the configured interval.
         const halfLife = (outcome.lease.expiresAtMs - now()) / 2;
-        return jitter(Math.max(MIN_REFRESH_DELAY_MS, Math.min(interval, halfLife)), 0.1);
+        return jitter(Math.min(interval, Math.max(MIN_REFRESH_DELAY_MS, halfLife)), 0.1);
       }
       case "rejected":
         consecutiveFailures = 0;
