@@ -4,3 +4,4 @@ export * from "./validation.js";
 export * from "./license.js";
 export * from "./matchmaking.js";
 export * from "./identity.js";
+export * from "./statistics.js";
