@@ -447,6 +447,25 @@ describe("timers (real time)", () => {
     expect(seen).toEqual(["expired"]);
   });
 
+  it("renews a lease that expires sooner than the refresh interval at half its remaining life", async () => {
+    stub.leaseTtlMs = 2_000;
+    const license = client({ refreshIntervalMs: HOUR });
+    await license.start();
+    await sleep(1_300);
+    expect(validations()).toHaveLength(2);
+    expect(license.state().status).toBe("valid");
+  });
+
+  it("tells callers of require() when the next attempt is due while no lease is held", async () => {
+    await stub.goDown();
+    const license = client({ retryDelayMs: 4_000 });
+    await license.start();
+    const err = thrown(() => license.require());
+    expect(err.code).toBe("LICENSE_UNAVAILABLE");
+    expect(Number(err.headers?.["Retry-After"])).toBeGreaterThanOrEqual(1);
+    expect(Number(err.headers?.["Retry-After"])).toBeLessThanOrEqual(4);
+  });
+
   it("start() is idempotent and refresh() joins a validation in flight", async () => {
     const license = client();
     const [a, b, c] = await Promise.all([license.start(), license.start(), license.refresh()]);
