@@ -70,6 +70,7 @@ type Outcome =
   | { kind: "rejected"; reason: string; requestId: string }
   | { kind: "failure"; reason: string; requestId: string; retryAfterMs?: number; untrusted?: boolean }
   | { kind: "aborted" };
+type Settled = Exclude<Outcome, { kind: "aborted" }>;
 
 export function createLicenseClient(options: LicenseClientOptions): LicenseClient {
   const config = resolveOptions(options);
@@ -78,7 +79,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
   const base = config.licenseUrl.replace(/\/+$/, "");
   const validateUrl = `${base}/v1/licenses/validate`;
   const jwksUrl = `${base}/.well-known/jwks.json`;
-  const log = { keyPrefix, licenseUrl: base };
+  const log = { keyPrefix, licenseUrl: withoutCredentials(base) };
 
   /** Problem details and error messages come from outside: make sure the key never rides along. */
   const scrub = (text: string) => truncate(text.split(licenseKey).join(keyPrefix));
@@ -95,12 +96,13 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
   let expiryTimer: NodeJS.Timeout | undefined;
   let nextAttemptAtMs: number | null = null;
   let consecutiveFailures = 0;
+  let stopCount = 0;
 
   const verifier = createLeaseVerifier({
     now,
     fetchJwks: async (requestId) => {
       const res = await call(jwksUrl, { method: "GET", headers: { accept: "application/json" } }, requestId);
-      if (res.status !== 200) throw new Error(`${jwksUrl} answered HTTP ${res.status}`);
+      if (res.status !== 200) throw new Error(`the JWKS endpoint answered HTTP ${res.status}`);
       return res.json();
     },
   });
@@ -181,7 +183,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
     return { detail: sentence === null ? null : scrub(sentence) };
   }
 
-  function apply(outcome: Outcome): void {
+  function apply(outcome: Settled): void {
     const at = now();
     switch (outcome.kind) {
       case "success":
@@ -219,8 +221,6 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
           },
           outcome.untrusted ? "license lease not trusted" : "license validation failed",
         );
-        break;
-      case "aborted":
         break;
     }
   }
@@ -261,7 +261,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
     expiryTimer.unref();
   }
 
-  function nextDelay(outcome: Outcome): number {
+  function nextDelay(outcome: Settled): number {
     const interval = config.refreshIntervalMs;
     switch (outcome.kind) {
       case "success": {
@@ -280,12 +280,10 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
         const delay = backoff / 2 + (Math.random() * backoff) / 2;
         return Math.max(delay, Math.min(outcome.retryAfterMs ?? 0, interval));
       }
-      case "aborted":
-        return interval;
     }
   }
 
-  function schedule(outcome: Outcome): void {
+  function schedule(outcome: Settled): void {
     const delay = nextDelay(outcome);
     clearTimeout(refreshTimer);
     refreshTimer = undefined;
@@ -297,7 +295,9 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
   }
 
   function refresh(): Promise<LicenseState> {
-    inFlight ??= (async () => {
+    if (inFlight !== null) return inFlight;
+    const epoch = stopCount;
+    inFlight = (async () => {
       let outcome: Outcome;
       try {
         outcome = await validateOnce();
@@ -308,7 +308,10 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
           requestId: "",
         };
       }
-      inFlight = null;
+      // After a stop() the slot may already hold a newer attempt: leave it.
+      if (epoch === stopCount) inFlight = null;
+      // Cut short by stop(): nothing was learnt, and a restarted client has its own schedule.
+      if (outcome.kind === "aborted") return state();
       apply(outcome);
       schedule(outcome);
       return publish();
@@ -337,6 +340,8 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
       refreshTimer = undefined;
       expiryTimer = undefined;
       nextAttemptAtMs = null;
+      inFlight = null;
+      stopCount += 1;
       stopController.abort();
       stopController = new AbortController();
     },
@@ -434,6 +439,14 @@ function resolveOptions(options: LicenseClientOptions): ResolvedOptions {
 
 const ignore = () => {};
 const silentLogger: LicenseLogger = { debug: ignore, info: ignore, warn: ignore, error: ignore };
+
+/** For logs: a URL may carry basic-auth credentials, which must not be written. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.toString().replace(/\/+$/, "");
+}
 
 function jitter(ms: number, spread: number): number {
   return ms * (1 - spread + Math.random() * 2 * spread);

@@ -466,6 +466,24 @@ describe("timers (real time)", () => {
     expect(Number(err.headers?.["Retry-After"])).toBeLessThanOrEqual(4);
   });
 
+  it("stop() aborts a validation in flight without recording a failure, and start() works again", async () => {
+    let hold = true;
+    const slowFetch: typeof fetch = (input, init) =>
+      hold
+        ? new Promise((_resolve, reject) => {
+            init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+          })
+        : fetch(input, init);
+    const license = client({ fetch: slowFetch });
+    const first = license.start();
+    license.stop();
+    const stopped = await first;
+    expect(stopped.status).toBe("pending");
+    expect(stopped.reason).toBe("License not validated yet: waiting for the license service");
+    hold = false;
+    expect((await license.start()).status).toBe("valid");
+  });
+
   it("start() is idempotent and refresh() joins a validation in flight", async () => {
     const license = client();
     const [a, b, c] = await Promise.all([license.start(), license.start(), license.refresh()]);
