@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+import path from "node:path";
+import { createMigration } from "./create-migration.js";
+import { databaseUrlFromEnv, redactUrl } from "./database-url.js";
+import { migrateDatabase } from "./migrate-database.js";
+import { runPrismaGenerate } from "./prisma-generate.js";
+
+const USAGE = `Usage (from an app's folder, with DATABASE_URL set):
+  arena-db migrate                 apply pending migrations from ./prisma/migrations
+  arena-db new-migration <name>    write a migration for the changes in ./prisma/schema.prisma
+  arena-db generate [args...]      run \`prisma generate\` offline`;
+
+function paths(cwd: string) {
+  const prismaDir = path.join(cwd, "prisma");
+  return { schemaPath: path.join(prismaDir, "schema.prisma"), migrationsDir: path.join(prismaDir, "migrations") };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const cwd = process.cwd();
+  switch (command) {
+    case "migrate": {
+      const databaseUrl = databaseUrlFromEnv();
+      console.log(`Migrating ${redactUrl(databaseUrl)}`);
+      const { applied } = await migrateDatabase({ databaseUrl, ...paths(cwd), log: (msg) => console.log(msg) });
+      if (applied.length > 0) console.log(`Applied ${applied.length} migration(s)`);
+      return 0;
+    }
+    case "new-migration": {
+      const name = rest.join(" ").trim();
+      if (name === "") {
+        console.error("arena-db new-migration needs a name, e.g. `arena-db new-migration add_seasons`");
+        return 2;
+      }
+      const { created } = await createMigration({ databaseUrl: databaseUrlFromEnv(), ...paths(cwd), name });
+      console.log(
+        created === null
+          ? "The schema matches the migrations; no migration created"
+          : `Created prisma/migrations/${created}/migration.sql`,
+      );
+      return 0;
+    }
+    case "generate":
+      await runPrismaGenerate({ cwd, args: rest });
+      return 0;
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(USAGE);
+      return 0;
+    default:
+      console.error(command === undefined ? USAGE : `arena-db: unknown command "${command}"\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`arena-db: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);
