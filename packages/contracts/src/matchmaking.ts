@@ -23,7 +23,8 @@ export const DEFAULT_TARGET_WAITING_TIME = 20;
 
 const NonNegativeNumber = { type: "number", minimum: 0 } as const;
 
-const GameModeObject = {
+/** GameMode without `$id`, for embedding (the hosted game config extends it). */
+export const GameModeObject = {
   type: "object",
   required: ["numTeams", "numPlayersPerTeam"],
   properties: {

@@ -1,0 +1,103 @@
+import type { FromSchema } from "json-schema-to-ts";
+import { DEFAULT_TARGET_WAITING_TIME, GameModeObject } from "./matchmaking.js";
+import { MODE_NAME_PATTERN } from "./statistics.js";
+import { compile } from "./validation.js";
+
+/**
+ * Hosted game configuration (`PUT /games/{gameId}`, `GET /games/{gameId}`, admin role).
+ *
+ * A game is one game mode: the matchmaker's GameMode fields (same names, same bounds, the same
+ * `numTeams * numPlayersPerTeam >= 2` rule) plus what the hosted queue needs on top:
+ * - `servers`: the servers this game runs on. A submitted player may name a subset; a player who
+ *   names none can play on all of them. Required, because a ticket without servers cannot match.
+ * - `confirmationTimeout`: seconds a suggestion may wait for its confirmation before it fails and
+ *   its players are requeued.
+ * `maxLatency` is left out: hosted players submit server lists, not latency maps.
+ *
+ * The body is ours (Idem configures games in its console), so it is closed: a misspelt option is
+ * a 400 instead of a silently ignored setting.
+ */
+
+/** Game ids appear in paths and storage keys: letters, digits, `_`, `.`, `-`, at most 64. */
+export const GAME_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$";
+export const GameIdField = { type: "string", pattern: GAME_ID_PATTERN } as const;
+
+/** Seconds a suggestion may stay unconfirmed, when the game config omits it. */
+export const DEFAULT_CONFIRMATION_TIMEOUT = 60;
+
+const { maxLatency: _notHosted, ...HostedGameModeProperties } = GameModeObject.properties;
+
+const GameServersField = {
+  type: "array",
+  minItems: 1,
+  uniqueItems: true,
+  items: { type: "string", minLength: 1, maxLength: 256 },
+  description: "Servers of this game; players who name none can play on all of them.",
+} as const;
+
+const ConfirmationTimeoutField = {
+  type: "integer",
+  minimum: 1,
+  description: "Seconds a match suggestion may stay unconfirmed before it fails and requeues its players.",
+} as const;
+
+export const GameConfigRequestSchema = {
+  $id: "GameConfigRequest",
+  type: "object",
+  required: [...GameModeObject.required, "servers"],
+  properties: {
+    ...HostedGameModeProperties,
+    servers: GameServersField,
+    confirmationTimeout: { ...ConfirmationTimeoutField, default: DEFAULT_CONFIRMATION_TIMEOUT },
+  },
+  if: GameModeObject.if,
+  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword; its value is no function, so never a thenable
+  then: GameModeObject.then,
+  additionalProperties: false,
+} as const;
+export type GameConfigRequest = FromSchema<
+  typeof GameConfigRequestSchema,
+  { keepDefaultedPropertiesOptional: true }
+>;
+
+const Timestamp = { type: "string", format: "date-time" } as const;
+
+/** The stored config as answered: defaults filled in, plus the mode's statistics name. */
+export const GameConfigSchema = {
+  $id: "GameConfig",
+  type: "object",
+  required: [
+    "gameId",
+    "mode",
+    "numTeams",
+    "numPlayersPerTeam",
+    "targetWaitingTime",
+    "servers",
+    "confirmationTimeout",
+    "createdAt",
+    "updatedAt",
+  ],
+  properties: {
+    gameId: GameIdField,
+    mode: { type: "string", pattern: MODE_NAME_PATTERN, description: "Statistics name, e.g. 2v2." },
+    ...HostedGameModeProperties,
+    servers: GameServersField,
+    confirmationTimeout: ConfirmationTimeoutField,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  additionalProperties: false,
+} as const;
+export type GameConfig = FromSchema<typeof GameConfigSchema>;
+
+/** The effective values of a config body: what `GameConfig` answers besides ids and times. */
+export function withGameConfigDefaults(config: GameConfigRequest) {
+  return {
+    ...config,
+    targetWaitingTime: config.targetWaitingTime ?? DEFAULT_TARGET_WAITING_TIME,
+    confirmationTimeout: config.confirmationTimeout ?? DEFAULT_CONFIRMATION_TIMEOUT,
+  };
+}
+
+export const validateGameConfigRequest = compile<GameConfigRequest>(GameConfigRequestSchema);
+export const validateGameConfig = compile<GameConfig>(GameConfigSchema);
