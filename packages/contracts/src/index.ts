@@ -9,3 +9,4 @@ export * from "./games.js";
 export * from "./players.js";
 export * from "./matches.js";
 export * from "./backfill.js";
+export * from "./leaderboard.js";

@@ -1,0 +1,90 @@
+import type { FromSchema } from "json-schema-to-ts";
+import { PlayerIdField } from "./players.js";
+import { SeasonNameField } from "./statistics.js";
+import { compile } from "./validation.js";
+
+/**
+ * The leaderboard (`POST /games/{gameId}/leaderboard`): one body, three variants told apart by
+ * which optional field is present.
+ * - from-top: `{count}` — the first `count` entries, `count` ≤ 500;
+ * - from-rank: `{count, fromRank}` — `count` entries from the 1-based rank, `count` ≤ 100;
+ * - around-player: `{count, playerId}` — `count` players before and `count` after the player, the
+ *   player included, `count` ≤ 50.
+ * `fromRank` together with `playerId` is invalid.
+ *
+ * The variants are `dependentSchemas` rather than `oneOf`: a bad body then gets exactly the error
+ * of the rule it broke, at the field's pointer, and `toFieldErrors` names the field that switched
+ * the rule on, e.g. `/count` "must be <= 100 when fromRank is given", `/fromRank` "is not allowed
+ * when playerId is given". (`oneOf` would report every branch's failures plus "must match exactly
+ * one schema".)
+ *
+ * The body is Idem's and stays open: the source does not show how the game mode is chosen, so an
+ * Idem client may send fields we do not use; they are ignored.
+ */
+
+export const LEADERBOARD_LIMITS = { fromTop: 500, fromRank: 100, aroundPlayer: 50 } as const;
+export const LEADERBOARD_FROM_TOP_MAX_COUNT = LEADERBOARD_LIMITS.fromTop;
+export const LEADERBOARD_FROM_RANK_MAX_COUNT = LEADERBOARD_LIMITS.fromRank;
+export const LEADERBOARD_AROUND_PLAYER_MAX_COUNT = LEADERBOARD_LIMITS.aroundPlayer;
+
+export type LeaderboardVariant = keyof typeof LEADERBOARD_LIMITS;
+
+export const LeaderboardRequestSchema = {
+  $id: "LeaderboardRequest",
+  type: "object",
+  required: ["count"],
+  properties: {
+    count: { type: "integer", minimum: 1, maximum: LEADERBOARD_FROM_TOP_MAX_COUNT },
+    fromRank: { type: "integer", minimum: 1, description: "1-based rank of the first entry." },
+    playerId: { ...PlayerIdField, description: "Answer the entries around this player." },
+    season: { ...SeasonNameField, description: "The current season when omitted." },
+  },
+  dependentSchemas: {
+    // Only the tighter maximum: the base schema already reports a count below 1.
+    fromRank: { properties: { count: { type: "integer", maximum: LEADERBOARD_FROM_RANK_MAX_COUNT } } },
+    playerId: {
+      properties: {
+        count: { type: "integer", maximum: LEADERBOARD_AROUND_PLAYER_MAX_COUNT },
+        fromRank: false,
+      },
+    },
+  },
+} as const;
+export type LeaderboardRequest = FromSchema<typeof LeaderboardRequestSchema>;
+
+/** Which of the three variants a (valid) request asks for. */
+export function leaderboardVariant(request: LeaderboardRequest): LeaderboardVariant {
+  if (request.playerId !== undefined) return "aroundPlayer";
+  if (request.fromRank !== undefined) return "fromRank";
+  return "fromTop";
+}
+
+export const LeaderboardResponseSchema = {
+  $id: "LeaderboardResponse",
+  type: "object",
+  required: ["leaderboard", "season"],
+  properties: {
+    leaderboard: {
+      type: "array",
+      maxItems: LEADERBOARD_FROM_TOP_MAX_COUNT,
+      description: "Entries in rank order; ties broken by who reached the points first.",
+      items: {
+        type: "object",
+        required: ["playerId", "rank", "ranking_points"],
+        properties: {
+          playerId: PlayerIdField,
+          rank: { type: "integer", minimum: 1 },
+          ranking_points: { type: "number", minimum: 0 },
+        },
+        additionalProperties: false,
+      },
+    },
+    season: SeasonNameField,
+  },
+  additionalProperties: false,
+} as const;
+export type LeaderboardResponse = FromSchema<typeof LeaderboardResponseSchema>;
+export type LeaderboardEntry = LeaderboardResponse["leaderboard"][number];
+
+export const validateLeaderboardRequest = compile<LeaderboardRequest>(LeaderboardRequestSchema);
+export const validateLeaderboardResponse = compile<LeaderboardResponse>(LeaderboardResponseSchema);
