@@ -12,7 +12,10 @@ const USAGE = `Usage (from an app's folder, with DATABASE_URL set):
 
 function paths(cwd: string) {
   const prismaDir = path.join(cwd, "prisma");
-  return { schemaPath: path.join(prismaDir, "schema.prisma"), migrationsDir: path.join(prismaDir, "migrations") };
+  return {
+    schemaPath: path.join(prismaDir, "schema.prisma"),
+    migrationsDir: path.join(prismaDir, "migrations"),
+  };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -22,7 +25,11 @@ async function main(argv: string[]): Promise<number> {
     case "migrate": {
       const databaseUrl = databaseUrlFromEnv();
       console.log(`Migrating ${redactUrl(databaseUrl)}`);
-      const { applied } = await migrateDatabase({ databaseUrl, ...paths(cwd), log: (msg) => console.log(msg) });
+      const { applied } = await migrateDatabase({
+        databaseUrl,
+        ...paths(cwd),
+        log: (msg) => console.log(msg),
+      });
       if (applied.length > 0) console.log(`Applied ${applied.length} migration(s)`);
       return 0;
     }

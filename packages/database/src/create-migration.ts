@@ -41,7 +41,11 @@ function timestampOf(date: Date): string {
  * the new one always sorts (and is therefore applied) last.
  */
 function nextTimestamp(existing: string[], now: Date): string {
-  const newest = existing.map((name) => name.slice(0, 14)).filter((ts) => /^\d{14}$/.test(ts)).sort().at(-1);
+  const newest = existing
+    .map((name) => name.slice(0, 14))
+    .filter((ts) => /^\d{14}$/.test(ts))
+    .sort()
+    .at(-1);
   let candidate = now;
   if (newest !== undefined && timestampOf(candidate) <= newest) {
     const [y, mo, d, h, mi, s] = [0, 4, 6, 8, 10, 12].map((at, i) =>

@@ -8,7 +8,10 @@ const MAX_IDENTIFIER_LENGTH = 63;
  * DATABASE_URL from the environment, or the local development server with `fallbackDbName`
  * (default `postgres`) when it is unset or empty.
  */
-export function databaseUrlFromEnv(env: NodeJS.ProcessEnv = process.env, fallbackDbName = "postgres"): string {
+export function databaseUrlFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  fallbackDbName = "postgres",
+): string {
   const fromEnv = env.DATABASE_URL;
   if (fromEnv !== undefined && fromEnv.trim() !== "") return fromEnv.trim();
   return withDatabaseName(DEFAULT_SERVER_URL, fallbackDbName);
@@ -31,9 +34,12 @@ function parsePostgresUrl(databaseUrl: string): URL {
 export function databaseNameOf(databaseUrl: string): string {
   const url = parsePostgresUrl(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ""));
-  if (name === "") throw new Error("The database URL names no database (expected .../<database> after the port)");
+  if (name === "")
+    throw new Error("The database URL names no database (expected .../<database> after the port)");
   if (name.length > MAX_IDENTIFIER_LENGTH) {
-    throw new Error(`The database name "${name}" is longer than PostgreSQL's ${MAX_IDENTIFIER_LENGTH} characters`);
+    throw new Error(
+      `The database name "${name}" is longer than PostgreSQL's ${MAX_IDENTIFIER_LENGTH} characters`,
+    );
   }
   return name;
 }

@@ -2,7 +2,12 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type pg from "pg";
 import { assertPublicSchema, databaseNameOf } from "./database-url.js";
-import { checksumMatches, type MigrationsDirectory, readMigrationsDirectory, toMigrationList } from "./migrations-directory.js";
+import {
+  checksumMatches,
+  type MigrationsDirectory,
+  readMigrationsDirectory,
+  toMigrationList,
+} from "./migrations-directory.js";
 import { createDatabaseIfMissing, withClient } from "./pg-admin.js";
 import { NO_FILTERS, withSchemaEngine } from "./schema-engine.js";
 
@@ -81,9 +86,10 @@ function pendingMigrations(directory: MigrationsDirectory, recorded: RecordedMig
 }
 
 async function lockMigrations(client: pg.Client, log: (msg: string) => void): Promise<void> {
-  const attempt = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS locked", [
-    MIGRATE_LOCK_KEY,
-  ]);
+  const attempt = await client.query<{ locked: boolean }>(
+    "SELECT pg_try_advisory_lock($1::bigint) AS locked",
+    [MIGRATE_LOCK_KEY],
+  );
   if (attempt.rows[0]?.locked) return;
   log("Another process is migrating this database; waiting for it to finish");
   await client.query("SELECT pg_advisory_lock($1::bigint)", [MIGRATE_LOCK_KEY]);
@@ -113,7 +119,8 @@ export async function migrateDatabase(opts: MigrateDatabaseOptions): Promise<{ a
       }
       const output = await withSchemaEngine(
         { databaseUrl: opts.databaseUrl, schemaPath, schemaText, log },
-        (engine) => engine.applyMigrations({ migrationsList: toMigrationList(directory), filters: NO_FILTERS }),
+        (engine) =>
+          engine.applyMigrations({ migrationsList: toMigrationList(directory), filters: NO_FILTERS }),
       ).catch((error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
         throw new Error(`Migrating database "${databaseName}" failed: ${reason}`, { cause: error });

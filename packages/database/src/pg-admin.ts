@@ -15,7 +15,10 @@ function pgErrorCode(error: unknown): string | undefined {
 }
 
 /** Runs `work` on a single connection to `databaseUrl`, always closing it. */
-export async function withClient<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  databaseUrl: string,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: pgConnectionString(databaseUrl) });
   // A server-side termination (DROP DATABASE ... WITH (FORCE)) must not crash the process.
   client.on("error", () => {});

@@ -65,7 +65,12 @@ export async function runPrismaGenerate(opts: PrismaGenerateOptions): Promise<{ 
     child.on("error", reject);
     child.on("close", (code, signal) => {
       if (code === 0) resolve({ output });
-      else reject(new Error(`prisma generate failed (${signal ?? `exit code ${code}`})${output ? `:\n${output}` : ""}`));
+      else
+        reject(
+          new Error(
+            `prisma generate failed (${signal ?? `exit code ${code}`})${output ? `:\n${output}` : ""}`,
+          ),
+        );
     });
   });
 }

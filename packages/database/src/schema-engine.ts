@@ -16,7 +16,10 @@ type WasmExports = Record<string, unknown> & { __wbindgen_start(): void };
 /** The part of the WebAssembly global used here (the project's `lib` has no DOM/WebAssembly types). */
 interface WebAssemblyApi {
   compile(bytes: Uint8Array): Promise<object>;
-  instantiate(module: object, imports: Record<string, Record<string, unknown>>): Promise<{ exports: WasmExports }>;
+  instantiate(
+    module: object,
+    imports: Record<string, Record<string, unknown>>,
+  ): Promise<{ exports: WasmExports }>;
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
 

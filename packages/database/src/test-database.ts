@@ -44,7 +44,11 @@ export async function createTestDatabase(opts: CreateTestDatabaseOptions): Promi
     await client.query(`CREATE DATABASE ${quoteIdentifier(name)}`);
   });
   try {
-    await migrateDatabase({ databaseUrl: url, schemaPath: opts.schemaPath, migrationsDir: opts.migrationsDir });
+    await migrateDatabase({
+      databaseUrl: url,
+      schemaPath: opts.schemaPath,
+      migrationsDir: opts.migrationsDir,
+    });
   } catch (error) {
     await drop().catch(() => {});
     throw error;

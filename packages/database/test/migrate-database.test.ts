@@ -104,9 +104,17 @@ describe("migrateDatabase", () => {
   it("applies only the migrations added since the last run", async () => {
     const db = newDatabase();
     const scratch = await scratchPrisma();
-    const opts = { databaseUrl: db.url, schemaPath: scratch.schemaPath, migrationsDir: scratch.migrationsDir };
+    const opts = {
+      databaseUrl: db.url,
+      schemaPath: scratch.schemaPath,
+      migrationsDir: scratch.migrationsDir,
+    };
     await migrateDatabase(opts);
-    await addMigration(scratch.migrationsDir, "29990101000000_add_season", 'ALTER TABLE "players" ADD COLUMN "season" INTEGER;\n');
+    await addMigration(
+      scratch.migrationsDir,
+      "29990101000000_add_season",
+      'ALTER TABLE "players" ADD COLUMN "season" INTEGER;\n',
+    );
 
     expect(await migrateDatabase(opts)).toEqual({ applied: ["29990101000000_add_season"] });
     const columns = await query<{ column_name: string }>(
@@ -119,7 +127,11 @@ describe("migrateDatabase", () => {
   it("refuses to migrate when an applied migration file was changed", async () => {
     const db = newDatabase();
     const scratch = await scratchPrisma();
-    const opts = { databaseUrl: db.url, schemaPath: scratch.schemaPath, migrationsDir: scratch.migrationsDir };
+    const opts = {
+      databaseUrl: db.url,
+      schemaPath: scratch.schemaPath,
+      migrationsDir: scratch.migrationsDir,
+    };
     const { applied } = await migrateDatabase(opts);
     await appendFile(path.join(scratch.migrationsDir, applied[0]!, "migration.sql"), "-- edited\n");
 
@@ -129,20 +141,36 @@ describe("migrateDatabase", () => {
   it("refuses to migrate when the database has a migration the directory lacks", async () => {
     const db = newDatabase();
     const scratch = await scratchPrisma();
-    const opts = { databaseUrl: db.url, schemaPath: scratch.schemaPath, migrationsDir: scratch.migrationsDir };
+    const opts = {
+      databaseUrl: db.url,
+      schemaPath: scratch.schemaPath,
+      migrationsDir: scratch.migrationsDir,
+    };
     const { applied } = await migrateDatabase(opts);
     await rm(path.join(scratch.migrationsDir, applied[0]!), { recursive: true });
 
-    await expect(migrateDatabase(opts)).rejects.toThrow(`${applied[0]} is applied to the database but missing`);
+    await expect(migrateDatabase(opts)).rejects.toThrow(
+      `${applied[0]} is applied to the database but missing`,
+    );
   });
 
   it("refuses to migrate past a migration that failed, and reports the SQL error that failed it", async () => {
     const db = newDatabase();
     const scratch = await scratchPrisma();
-    const opts = { databaseUrl: db.url, schemaPath: scratch.schemaPath, migrationsDir: scratch.migrationsDir };
-    await addMigration(scratch.migrationsDir, "29990101000000_broken", 'ALTER TABLE "no_such_table" ADD COLUMN "x" INTEGER;\n');
+    const opts = {
+      databaseUrl: db.url,
+      schemaPath: scratch.schemaPath,
+      migrationsDir: scratch.migrationsDir,
+    };
+    await addMigration(
+      scratch.migrationsDir,
+      "29990101000000_broken",
+      'ALTER TABLE "no_such_table" ADD COLUMN "x" INTEGER;\n',
+    );
 
     await expect(migrateDatabase(opts)).rejects.toThrow(/no_such_table/);
-    await expect(migrateDatabase(opts)).rejects.toThrow("29990101000000_broken failed when it was last applied");
+    await expect(migrateDatabase(opts)).rejects.toThrow(
+      "29990101000000_broken failed when it was last applied",
+    );
   });
 });

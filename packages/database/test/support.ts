@@ -42,7 +42,12 @@ export async function dropTestDatabase(name: string): Promise<void> {
 }
 
 /** A scratch copy of the fixture app's prisma folder, to change schemas and migrations freely. */
-export async function copyFixturePrisma(): Promise<{ dir: string; schemaPath: string; migrationsDir: string; remove(): Promise<void> }> {
+export async function copyFixturePrisma(): Promise<{
+  dir: string;
+  schemaPath: string;
+  migrationsDir: string;
+  remove(): Promise<void>;
+}> {
   const dir = await mkdtemp(path.join(tmpdir(), "arena-database-"));
   await cp(path.join(FIXTURE_APP, "prisma"), dir, { recursive: true });
   return {
