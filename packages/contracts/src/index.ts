@@ -10,3 +10,4 @@ export * from "./players.js";
 export * from "./matches.js";
 export * from "./backfill.js";
 export * from "./leaderboard.js";
+export * from "./messages.js";

@@ -1,0 +1,396 @@
+import type { FromSchema } from "json-schema-to-ts";
+import {
+  BackfillCreatedSchema,
+  BackfillRequestIdField,
+  BackfillRequestSchema,
+  BackfillSuggestionSchema,
+} from "./backfill.js";
+import { GameIdField } from "./games.js";
+import {
+  CompleteMatchRequestSchema,
+  CompleteMatchResponseSchema,
+  ConfirmMatchRequestSchema,
+  DeliveredMatchObject,
+  FailMatchRequestSchema,
+  FailMatchResponseSchema,
+  MatchIdField,
+} from "./matches.js";
+import {
+  PlayerIdField,
+  PlayerListSchema,
+  SubmitPlayersRequestSchema,
+  SubmitPlayersResponseSchema,
+} from "./players.js";
+import { MAX_STATS_SEASONS, PlayerStatsSchema, SeasonNameField } from "./statistics.js";
+import { compile, type Validator } from "./validation.js";
+
+/**
+ * The WebSocket message transport (`GET /ws`), Idem's envelope:
+ * - request  `{action, messageId?, payload}`;
+ * - answer   `{action: "<action>Response", messageId, payload}`;
+ * - error    `{action: "<action>Response", messageId, error: {code, message}}`, `code` the HTTP
+ *   status the REST API would have answered;
+ * - push     `{action: "matchSuggestion" | "backfillingMatchSuggestion" | "keepAlive", messageId: null,
+ *   payload}` to subscribed connections.
+ *
+ * Every REST operation is an action; its payload is the REST body plus the path parameters
+ * (`gameId`, `matchId`, ...). Payloads stay open like the REST bodies they mirror, and so does the
+ * request envelope: Idem documents `messageId` as optional, so a missing one is answered as `null`.
+ * Answers and pushes are ours and closed, with one rule: every payload is an object, so the two
+ * REST answers that are bare arrays are wrapped (`{gameId, players}`, `{gameId, matches}`), and the
+ * REST 204s answer the ids they acted on.
+ */
+
+export const MESSAGE_ACTIONS = [
+  "addPlayer",
+  "removePlayer",
+  "getPlayers",
+  "getMatches",
+  "updateMatchConfirmed",
+  "updateMatchFailed",
+  "updateMatchCompleted",
+  "requestBackfilling",
+  "cancelBackfillingRequest",
+  "getPlayerStats",
+  "subscribe",
+] as const;
+export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
+
+/** Server-initiated messages. `keepAlive` has an empty payload and is sent while a socket is idle. */
+export const PUSH_ACTIONS = ["matchSuggestion", "backfillingMatchSuggestion", "keepAlive"] as const;
+export type PushAction = (typeof PUSH_ACTIONS)[number];
+
+export type ResponseAction<A extends string = MessageAction> = `${A}Response`;
+
+/** The action of the answer to `action`. */
+export function responseAction<A extends string>(action: A): ResponseAction<A> {
+  return `${action}Response`;
+}
+
+// Embedded copies of top-level schemas lose their `$id`: ajv rejects an id registered twice.
+const { $id: _playerList, ...PlayerListObject } = PlayerListSchema;
+const { $id: _playerStats, ...PlayerStatsObject } = PlayerStatsSchema;
+const { $id: _backfillSuggestion, ...BackfillSuggestionObject } = BackfillSuggestionSchema;
+
+const MessageIdField = { type: ["string", "null"], maxLength: 256 } as const;
+const EmptyObject = { type: "object", additionalProperties: false } as const;
+
+export const ClientMessageSchema = {
+  $id: "ClientMessage",
+  type: "object",
+  required: ["action"],
+  properties: {
+    action: { type: "string", enum: MESSAGE_ACTIONS },
+    messageId: { ...MessageIdField, description: "Echoed in the answer; null when omitted." },
+    payload: { type: "object", description: "The action's parameters; {} when omitted." },
+  },
+} as const;
+export type ClientMessage = FromSchema<typeof ClientMessageSchema>;
+
+// ---- request payloads: the REST body plus the path parameters ----
+
+const GameScoped = { gameId: GameIdField } as const;
+const MatchScoped = { gameId: GameIdField, matchId: MatchIdField } as const;
+
+export const AddPlayerPayloadSchema = {
+  $id: "AddPlayerPayload",
+  type: "object",
+  required: ["gameId", ...SubmitPlayersRequestSchema.required],
+  properties: { ...GameScoped, ...SubmitPlayersRequestSchema.properties },
+} as const;
+
+export const RemovePlayerPayloadSchema = {
+  $id: "RemovePlayerPayload",
+  type: "object",
+  required: ["gameId", "playerId"],
+  properties: {
+    ...GameScoped,
+    playerId: PlayerIdField,
+    force: { type: "boolean", description: "Remove the player even from a match, like ?force=true." },
+  },
+} as const;
+
+export const GetPlayersPayloadSchema = {
+  $id: "GetPlayersPayload",
+  type: "object",
+  required: ["gameId"],
+  properties: GameScoped,
+} as const;
+
+export const GetMatchesPayloadSchema = { ...GetPlayersPayloadSchema, $id: "GetMatchesPayload" } as const;
+
+export const SubscribePayloadSchema = {
+  ...GetPlayersPayloadSchema,
+  $id: "SubscribePayload",
+  description: "Receive this game's matchSuggestion and backfillingMatchSuggestion pushes.",
+} as const;
+
+export const UpdateMatchConfirmedPayloadSchema = {
+  $id: "UpdateMatchConfirmedPayload",
+  type: "object",
+  required: ["gameId", "matchId"],
+  properties: { ...MatchScoped, ...ConfirmMatchRequestSchema.properties },
+} as const;
+
+export const UpdateMatchFailedPayloadSchema = {
+  $id: "UpdateMatchFailedPayload",
+  type: "object",
+  required: ["gameId", "matchId"],
+  properties: { ...MatchScoped, ...FailMatchRequestSchema.properties },
+} as const;
+
+export const UpdateMatchCompletedPayloadSchema = {
+  $id: "UpdateMatchCompletedPayload",
+  type: "object",
+  required: ["gameId", "matchId", ...CompleteMatchRequestSchema.required],
+  properties: { ...MatchScoped, ...CompleteMatchRequestSchema.properties },
+} as const;
+
+export const RequestBackfillingPayloadSchema = {
+  $id: "RequestBackfillingPayload",
+  type: "object",
+  required: ["gameId", "matchId", ...BackfillRequestSchema.required],
+  properties: { ...MatchScoped, ...BackfillRequestSchema.properties },
+} as const;
+
+export const CancelBackfillingRequestPayloadSchema = {
+  $id: "CancelBackfillingRequestPayload",
+  type: "object",
+  required: ["gameId", "matchId", "backfillingRequestId"],
+  properties: { ...MatchScoped, backfillingRequestId: BackfillRequestIdField },
+} as const;
+
+/** Seasons omitted: the current and the previous one (only S1 while S1 is current). */
+export const GetPlayerStatsPayloadSchema = {
+  $id: "GetPlayerStatsPayload",
+  type: "object",
+  required: ["playerId"],
+  properties: {
+    playerId: PlayerIdField,
+    seasons: { type: "array", maxItems: MAX_STATS_SEASONS, uniqueItems: true, items: SeasonNameField },
+  },
+} as const;
+
+const { $id: _getPlayerStatsPayload, ...GetPlayerStatsPayloadObject } = GetPlayerStatsPayloadSchema;
+
+export const MESSAGE_PAYLOAD_SCHEMAS = {
+  addPlayer: AddPlayerPayloadSchema,
+  removePlayer: RemovePlayerPayloadSchema,
+  getPlayers: GetPlayersPayloadSchema,
+  getMatches: GetMatchesPayloadSchema,
+  updateMatchConfirmed: UpdateMatchConfirmedPayloadSchema,
+  updateMatchFailed: UpdateMatchFailedPayloadSchema,
+  updateMatchCompleted: UpdateMatchCompletedPayloadSchema,
+  requestBackfilling: RequestBackfillingPayloadSchema,
+  cancelBackfillingRequest: CancelBackfillingRequestPayloadSchema,
+  getPlayerStats: GetPlayerStatsPayloadSchema,
+  subscribe: SubscribePayloadSchema,
+} as const satisfies Record<MessageAction, object>;
+
+export type MessagePayloads = {
+  [A in MessageAction]: FromSchema<(typeof MESSAGE_PAYLOAD_SCHEMAS)[A]>;
+};
+export type MessagePayload<A extends MessageAction> = MessagePayloads[A];
+
+// ---- answer payloads ----
+
+const PlayerIdsAnswer = {
+  type: "object",
+  required: ["gameId", "playerId"],
+  properties: { ...GameScoped, playerId: PlayerIdField },
+  additionalProperties: false,
+} as const;
+const MatchIdsAnswer = {
+  type: "object",
+  required: ["gameId", "matchId"],
+  properties: MatchScoped,
+  additionalProperties: false,
+} as const;
+
+export const MESSAGE_RESPONSE_PAYLOAD_SCHEMAS = {
+  addPlayer: { ...SubmitPlayersResponseSchema, $id: "AddPlayerResponsePayload" },
+  removePlayer: { ...PlayerIdsAnswer, $id: "RemovePlayerResponsePayload" },
+  getPlayers: {
+    $id: "GetPlayersResponsePayload",
+    type: "object",
+    required: ["gameId", "players"],
+    properties: { ...GameScoped, players: PlayerListObject },
+    additionalProperties: false,
+  },
+  getMatches: {
+    $id: "GetMatchesResponsePayload",
+    type: "object",
+    required: ["gameId", "matches"],
+    properties: { ...GameScoped, matches: { type: "array", items: DeliveredMatchObject } },
+    additionalProperties: false,
+  },
+  updateMatchConfirmed: { ...MatchIdsAnswer, $id: "UpdateMatchConfirmedResponsePayload" },
+  updateMatchFailed: { ...FailMatchResponseSchema, $id: "UpdateMatchFailedResponsePayload" },
+  updateMatchCompleted: { ...CompleteMatchResponseSchema, $id: "UpdateMatchCompletedResponsePayload" },
+  requestBackfilling: { ...BackfillCreatedSchema, $id: "RequestBackfillingResponsePayload" },
+  cancelBackfillingRequest: {
+    $id: "CancelBackfillingRequestResponsePayload",
+    type: "object",
+    required: ["gameId", "matchId", "backfillingRequestId"],
+    properties: { ...MatchScoped, backfillingRequestId: BackfillRequestIdField },
+    additionalProperties: false,
+  },
+  getPlayerStats: { ...PlayerStatsSchema, $id: "GetPlayerStatsResponsePayload" },
+  subscribe: {
+    $id: "SubscribeResponsePayload",
+    type: "object",
+    required: ["gameId"],
+    properties: GameScoped,
+    additionalProperties: false,
+  },
+} as const satisfies Record<MessageAction, object>;
+
+export type MessageResponsePayloads = {
+  [A in MessageAction]: FromSchema<(typeof MESSAGE_RESPONSE_PAYLOAD_SCHEMAS)[A]>;
+};
+
+// ---- envelopes of what the server sends ----
+
+export const ServerResponseSchema = {
+  $id: "ServerResponse",
+  type: "object",
+  required: ["action", "messageId", "payload"],
+  properties: {
+    action: { type: "string", pattern: "Response$" },
+    messageId: MessageIdField,
+    payload: { type: "object" },
+  },
+  additionalProperties: false,
+} as const;
+export type ServerResponse = FromSchema<typeof ServerResponseSchema>;
+
+/**
+ * An error answer. `code` is the HTTP status the REST API would answer (400, 404, 409, ...);
+ * validation failures add `errors`, the same JSON-pointer list as a problem+json body. A message
+ * whose action cannot be read is answered with action `errorResponse`.
+ */
+export const ServerErrorMessageSchema = {
+  $id: "ServerErrorMessage",
+  type: "object",
+  required: ["action", "messageId", "error"],
+  properties: {
+    action: { type: "string", pattern: "Response$" },
+    messageId: MessageIdField,
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: { type: "integer", minimum: 400, maximum: 599 },
+        message: { type: "string" },
+        errors: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["pointer", "detail"],
+            properties: { pointer: { type: "string" }, detail: { type: "string" } },
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+export type ServerErrorMessage = FromSchema<typeof ServerErrorMessageSchema>;
+
+/** The action of an error answer to a message whose action could not be read. */
+export const UNREADABLE_ACTION_RESPONSE = "errorResponse";
+
+export const GetPlayerStatsMessageSchema = {
+  $id: "GetPlayerStatsMessage",
+  type: "object",
+  required: ["action", "payload"],
+  properties: {
+    action: { type: "string", const: "getPlayerStats" },
+    messageId: MessageIdField,
+    payload: GetPlayerStatsPayloadObject,
+  },
+} as const;
+export type GetPlayerStatsMessage = FromSchema<typeof GetPlayerStatsMessageSchema>;
+
+export const GetPlayerStatsResponseMessageSchema = {
+  $id: "GetPlayerStatsResponseMessage",
+  type: "object",
+  required: ["action", "messageId", "payload"],
+  properties: {
+    action: { type: "string", const: "getPlayerStatsResponse" },
+    messageId: MessageIdField,
+    payload: PlayerStatsObject,
+  },
+  additionalProperties: false,
+} as const;
+export type GetPlayerStatsResponseMessage = FromSchema<typeof GetPlayerStatsResponseMessageSchema>;
+
+/** Push of a new match suggestion (already marked delivered) to a subscribed connection. */
+export const MatchSuggestionMessageSchema = {
+  $id: "MatchSuggestionMessage",
+  type: "object",
+  required: ["action", "messageId", "payload"],
+  properties: {
+    action: { type: "string", const: "matchSuggestion" },
+    messageId: { type: "null" },
+    payload: {
+      type: "object",
+      required: ["gameId", "match"],
+      properties: { ...GameScoped, match: DeliveredMatchObject },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+export type MatchSuggestionMessage = FromSchema<typeof MatchSuggestionMessageSchema>;
+
+export const BackfillingMatchSuggestionMessageSchema = {
+  $id: "BackfillingMatchSuggestionMessage",
+  type: "object",
+  required: ["action", "messageId", "payload"],
+  properties: {
+    action: { type: "string", const: "backfillingMatchSuggestion" },
+    messageId: { type: "null" },
+    payload: BackfillSuggestionObject,
+  },
+  additionalProperties: false,
+} as const;
+export type BackfillingMatchSuggestionMessage = FromSchema<typeof BackfillingMatchSuggestionMessageSchema>;
+
+export const KeepAliveMessageSchema = {
+  $id: "KeepAliveMessage",
+  type: "object",
+  required: ["action", "messageId", "payload"],
+  properties: {
+    action: { type: "string", const: "keepAlive" },
+    messageId: { type: "null" },
+    payload: EmptyObject,
+  },
+  additionalProperties: false,
+} as const;
+export type KeepAliveMessage = FromSchema<typeof KeepAliveMessageSchema>;
+
+export const validateClientMessage = compile<ClientMessage>(ClientMessageSchema);
+export const validateServerResponse = compile<ServerResponse>(ServerResponseSchema);
+export const validateServerErrorMessage = compile<ServerErrorMessage>(ServerErrorMessageSchema);
+export const validateMatchSuggestionMessage = compile<MatchSuggestionMessage>(MatchSuggestionMessageSchema);
+export const validateBackfillingMatchSuggestionMessage = compile<BackfillingMatchSuggestionMessage>(
+  BackfillingMatchSuggestionMessageSchema,
+);
+export const validateGetPlayerStatsMessage = compile<GetPlayerStatsMessage>(GetPlayerStatsMessageSchema);
+export const validateGetPlayerStatsResponseMessage = compile<GetPlayerStatsResponseMessage>(
+  GetPlayerStatsResponseMessageSchema,
+);
+export const validateKeepAliveMessage = compile<KeepAliveMessage>(KeepAliveMessageSchema);
+
+/** One validator per action's payload, e.g. `messagePayloadValidators.addPlayer(payload)`. */
+export const messagePayloadValidators = Object.fromEntries(
+  MESSAGE_ACTIONS.map((action) => [action, compile(MESSAGE_PAYLOAD_SCHEMAS[action])]),
+) as { [A in MessageAction]: Validator<MessagePayloads[A]> };
+
+/** One validator per action's answer payload, for tests of the gateway and of clients. */
+export const messageResponsePayloadValidators = Object.fromEntries(
+  MESSAGE_ACTIONS.map((action) => [action, compile(MESSAGE_RESPONSE_PAYLOAD_SCHEMAS[action])]),
+) as { [A in MessageAction]: Validator<MessageResponsePayloads[A]> };
