@@ -1,0 +1,161 @@
+import {
+  BackfillCreatedSchema,
+  BackfillRequestSchema,
+  BackfillStatusSchema,
+  BackfillSuggestionSchema,
+} from "./backfill.js";
+import { GameConfigRequestSchema, GameConfigSchema } from "./games.js";
+import {
+  CognitoErrorSchema,
+  CreateClientRequestSchema,
+  CreatedClientSchema,
+  CreateTenantRequestSchema,
+  CreateUserRequestSchema,
+  InitiateAuthRequestSchema,
+  InitiateAuthResponseSchema,
+  TenantSchema,
+  UserSchema,
+} from "./identity.js";
+import { LeaderboardRequestSchema, LeaderboardResponseSchema } from "./leaderboard.js";
+import {
+  CreatedLicenseSchema,
+  CreateLicenseRequestSchema,
+  LicenseListSchema,
+  LicenseSummarySchema,
+  RegistrationRequestSchema,
+  UpdateLicenseRequestSchema,
+  ValidateLicenseRequestSchema,
+  ValidateLicenseResponseSchema,
+} from "./license.js";
+import {
+  CompleteMatchRequestSchema,
+  CompleteMatchResponseSchema,
+  ConfirmMatchRequestSchema,
+  DeliveredMatchListSchema,
+  FailMatchRequestSchema,
+  FailMatchResponseSchema,
+  MatchSchema,
+} from "./matches.js";
+import {
+  GameModeSchema,
+  MatchmakingRequestSchema,
+  MatchmakingResponseSchema,
+  TicketSchema,
+} from "./matchmaking.js";
+import {
+  BackfillingMatchSuggestionMessageSchema,
+  ClientMessageSchema,
+  GetPlayerStatsMessageSchema,
+  GetPlayerStatsResponseMessageSchema,
+  KeepAliveMessageSchema,
+  MatchSuggestionMessageSchema,
+  MESSAGE_PAYLOAD_SCHEMAS,
+  MESSAGE_RESPONSE_PAYLOAD_SCHEMAS,
+  ServerErrorMessageSchema,
+  ServerResponseSchema,
+} from "./messages.js";
+import { PlayerListSchema, SubmitPlayersRequestSchema, SubmitPlayersResponseSchema } from "./players.js";
+import { ProblemSchema } from "./problem.js";
+import {
+  CreateSeasonRequestSchema,
+  PlayerStatsSchema,
+  RestPlayerStatsSchema,
+  SeasonListSchema,
+  SeasonSchema,
+} from "./statistics.js";
+
+/**
+ * Every top-level wire schema, once, for documentation (the gateway's OpenAPI 3.1 component
+ * schemas) and for tooling that walks all contracts. Each carries `$id` equal to its name here;
+ * sub-schemas embedded in several of them carry none (ajv rejects an `$id` registered twice, and a
+ * test walks every schema to keep it so).
+ */
+const topLevelSchemas = [
+  ProblemSchema,
+  // matchmaker
+  GameModeSchema,
+  TicketSchema,
+  MatchmakingRequestSchema,
+  MatchmakingResponseSchema,
+  // license service
+  RegistrationRequestSchema,
+  ValidateLicenseRequestSchema,
+  ValidateLicenseResponseSchema,
+  CreateLicenseRequestSchema,
+  UpdateLicenseRequestSchema,
+  LicenseSummarySchema,
+  CreatedLicenseSchema,
+  LicenseListSchema,
+  // identity
+  InitiateAuthRequestSchema,
+  InitiateAuthResponseSchema,
+  CognitoErrorSchema,
+  CreateTenantRequestSchema,
+  TenantSchema,
+  CreateClientRequestSchema,
+  CreatedClientSchema,
+  CreateUserRequestSchema,
+  UserSchema,
+  // hosted REST
+  GameConfigRequestSchema,
+  GameConfigSchema,
+  SubmitPlayersRequestSchema,
+  SubmitPlayersResponseSchema,
+  PlayerListSchema,
+  DeliveredMatchListSchema,
+  MatchSchema,
+  ConfirmMatchRequestSchema,
+  FailMatchRequestSchema,
+  FailMatchResponseSchema,
+  CompleteMatchRequestSchema,
+  CompleteMatchResponseSchema,
+  BackfillRequestSchema,
+  BackfillCreatedSchema,
+  BackfillStatusSchema,
+  BackfillSuggestionSchema,
+  // statistics, seasons, leaderboard
+  PlayerStatsSchema,
+  RestPlayerStatsSchema,
+  SeasonSchema,
+  SeasonListSchema,
+  CreateSeasonRequestSchema,
+  LeaderboardRequestSchema,
+  LeaderboardResponseSchema,
+  // WebSocket messages
+  ClientMessageSchema,
+  ServerResponseSchema,
+  ServerErrorMessageSchema,
+  GetPlayerStatsMessageSchema,
+  GetPlayerStatsResponseMessageSchema,
+  MatchSuggestionMessageSchema,
+  BackfillingMatchSuggestionMessageSchema,
+  KeepAliveMessageSchema,
+  ...Object.values(MESSAGE_PAYLOAD_SCHEMAS),
+  ...Object.values(MESSAGE_RESPONSE_PAYLOAD_SCHEMAS),
+] as const;
+
+export type TopLevelSchema = (typeof topLevelSchemas)[number];
+export type SchemaName = TopLevelSchema["$id"];
+
+/** Name (= `$id`) → schema. */
+export const schemaRegistry: Readonly<Record<SchemaName, TopLevelSchema>> = Object.freeze(
+  Object.fromEntries(topLevelSchemas.map((schema) => [schema.$id, schema])) as Record<
+    SchemaName,
+    TopLevelSchema
+  >,
+);
+
+export const SCHEMA_NAMES: readonly SchemaName[] = Object.freeze(topLevelSchemas.map((schema) => schema.$id));
+
+/**
+ * The registry as OpenAPI 3.1 `components.schemas`: the same JSON Schema 2020-12 objects with their
+ * `$id` removed (in an OpenAPI document a component is addressed as `#/components/schemas/<name>`).
+ */
+export function openApiComponentSchemas(): Record<SchemaName, Record<string, unknown>> {
+  const components = {} as Record<SchemaName, Record<string, unknown>>;
+  for (const schema of topLevelSchemas) {
+    const { $id, ...rest } = schema;
+    components[$id] = rest;
+  }
+  return components;
+}
