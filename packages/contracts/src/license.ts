@@ -130,6 +130,8 @@ export interface LeaseClaims {
 
 export const validateRegistrationRequest = compile<RegistrationRequest>(RegistrationRequestSchema);
 export const validateValidateLicenseRequest = compile<ValidateLicenseRequest>(ValidateLicenseRequestSchema);
-export const validateValidateLicenseResponse = compile<ValidateLicenseResponse>(ValidateLicenseResponseSchema);
+export const validateValidateLicenseResponse = compile<ValidateLicenseResponse>(
+  ValidateLicenseResponseSchema,
+);
 export const validateCreateLicenseRequest = compile<CreateLicenseRequest>(CreateLicenseRequestSchema);
 export const validateUpdateLicenseRequest = compile<UpdateLicenseRequest>(UpdateLicenseRequestSchema);
