@@ -1,0 +1,104 @@
+import { parseArgs } from "node:util";
+import { EDITIONS, type Edition } from "@arena/contracts";
+import { createLogger } from "@arena/service-kit";
+import { systemClock } from "./clock.js";
+import { createDatabaseClient } from "./db.js";
+import { LicenseStore } from "./licenses/license-store.js";
+import { decodeCursor } from "./licenses/list-cursor.js";
+import { assertSchemaIsCurrent } from "./schema-version.js";
+import { SigningKeys } from "./signing/signing-keys.js";
+
+const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_URL selects the database)
+  create-license --name <name> --email <email> [--edition community|advanced]
+                               prints the new license as JSON, with its key (shown this once)
+  list [--limit <n>] [--cursor <cursor>]
+  show <licenseId>
+  set-edition <licenseId> <community|advanced>
+  revoke <licenseId>
+  rotate-signing-key           needs SIGNING_KEY_SECRET (and LEASE_TTL_SECONDS if not the default)`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function edition(value: string | undefined): Edition {
+  if (!EDITIONS.includes(value as Edition)) fail(`edition must be one of ${EDITIONS.join(", ")}`);
+  return value as Edition;
+}
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: "string" },
+    email: { type: "string" },
+    edition: { type: "string", default: "community" },
+    limit: { type: "string", default: "50" },
+    cursor: { type: "string" },
+  },
+});
+const [command, ...args] = positionals;
+const databaseUrl = process.env.DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/arena_license";
+const db = createDatabaseClient(databaseUrl);
+const licenses = new LicenseStore(db, systemClock);
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+try {
+  await assertSchemaIsCurrent(db);
+  switch (command) {
+    case "create-license": {
+      if (!values.name || !values.email) fail("create-license needs --name and --email");
+      const { license, licenseKey } = await licenses.create({
+        name: values.name,
+        email: values.email,
+        edition: edition(values.edition),
+      });
+      print({ ...license, licenseKey });
+      break;
+    }
+    case "list": {
+      const cursor = values.cursor === undefined ? undefined : decodeCursor(values.cursor);
+      if (values.cursor !== undefined && !cursor) fail("--cursor is not a cursor from a previous page");
+      print(await licenses.list(Math.min(200, Math.max(1, Number(values.limit) || 50)), cursor));
+      break;
+    }
+    case "show":
+      print(
+        (await licenses.get(args[0] ?? fail("show needs a license id"))) ?? fail(`no license ${args[0]}`),
+      );
+      break;
+    case "set-edition": {
+      const updated = await licenses.updateEdition(
+        args[0] ?? fail("set-edition needs a license id"),
+        edition(args[1]),
+      );
+      if (updated === undefined) fail(`no license ${args[0]}`);
+      if (updated === "revoked") fail(`license ${args[0]} is revoked`);
+      print(updated);
+      break;
+    }
+    case "revoke":
+      if (!(await licenses.revoke(args[0] ?? fail("revoke needs a license id"))))
+        fail(`no license ${args[0]}`);
+      print(await licenses.get(args[0]!));
+      break;
+    case "rotate-signing-key": {
+      const secret = process.env.SIGNING_KEY_SECRET ?? fail("SIGNING_KEY_SECRET is required");
+      const keys = new SigningKeys({
+        db,
+        clock: systemClock,
+        logger: createLogger({ name: "license-cli", level: "warn" }),
+        secret,
+        rotateAfterMs: Number.POSITIVE_INFINITY,
+        leaseTtlMs: Number(process.env.LEASE_TTL_SECONDS || 86_400) * 1000,
+      });
+      const key = await keys.rotate();
+      print({ kid: key.kid, createdAt: key.createdAt.toISOString() });
+      break;
+    }
+    default:
+      fail(command === undefined ? "a command is required" : `unknown command "${command}"`);
+  }
+} finally {
+  await db.$disconnect();
+}
