@@ -1,0 +1,28 @@
+import { type LicenseClient, licenseReadinessCheck } from "@arena/license-client";
+import { createServiceApp, type Logger, type ServiceApp } from "@arena/service-kit";
+import type { MatchmakerConfig } from "./config.js";
+import { mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
+
+export interface MatchmakerDeps {
+  config: Pick<MatchmakerConfig, "MAX_BODY_BYTES" | "MAX_TICKETS" | "CLOCK_SKEW_SECONDS">;
+  license: LicenseClient;
+  logger: Logger;
+  /** Unix seconds; defaults to the system clock. */
+  clock?: () => number;
+}
+
+export function createApp(deps: MatchmakerDeps): ServiceApp {
+  return createServiceApp({
+    name: "matchmaker",
+    logger: deps.logger,
+    bodyLimit: deps.config.MAX_BODY_BYTES,
+    readiness: [licenseReadinessCheck(deps.license)],
+    routes(app) {
+      mountMatchmakingRoutes(app, {
+        license: deps.license,
+        limits: { maxTickets: deps.config.MAX_TICKETS, clockSkewSeconds: deps.config.CLOCK_SKEW_SECONDS },
+        clock: deps.clock ?? (() => Date.now() / 1000),
+      });
+    },
+  });
+}

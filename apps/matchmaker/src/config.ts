@@ -1,0 +1,24 @@
+import { commonConfigProperties, loadConfig } from "@arena/service-kit";
+
+/** The matchmaker's whole configuration; a self-hoster needs only LICENSE_KEY (and LICENSE_URL). */
+export const configSchema = {
+  type: "object",
+  required: ["LICENSE_KEY"],
+  properties: {
+    ...commonConfigProperties,
+    PORT: { type: "integer", minimum: 0, maximum: 65535, default: 8000 },
+    LICENSE_KEY: { type: "string", minLength: 1, description: "Your license key (lk_…)" },
+    LICENSE_URL: { type: "string", pattern: "^https?://", default: "http://127.0.0.1:8082" },
+    LICENSE_REFRESH_SECONDS: { type: "integer", minimum: 1, default: 300 },
+    LICENSE_GRACE_SECONDS: { type: "integer", minimum: 0, default: 86400 },
+    MAX_BODY_BYTES: { type: "integer", minimum: 1024, default: 64 * 1024 * 1024 },
+    MAX_TICKETS: { type: "integer", minimum: 2, default: 200_000 },
+    CLOCK_SKEW_SECONDS: { type: "integer", minimum: 0, default: 60 },
+  },
+} as const;
+
+export type MatchmakerConfig = ReturnType<typeof loadMatchmakerConfig>;
+
+export function loadMatchmakerConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(configSchema, env);
+}

@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+import { validateMatchmakingRequest } from "@arena/contracts";
+import type { LicenseClient } from "@arena/license-client";
+import { requireJsonBody, validateOrThrow } from "@arena/service-kit";
+import type { Express, Request, Response } from "express";
+import { findMatches, type MatchGameMode, type MatchTicket } from "../matching/index.js";
+import {
+  checkMatchmakingRequest,
+  checkTicketLimit,
+  type Edition,
+  type RequestLimits,
+} from "./request-checks.js";
+import { serializeMatchResult } from "./response-serializer.js";
+
+export interface MatchmakingRouteDeps {
+  license: Pick<LicenseClient, "require">;
+  limits: RequestLimits;
+  /** Current time in Unix seconds; requests may override it with `now` to replay a queue. */
+  clock: () => number;
+}
+
+/** POST /matchmaking/basic and /matchmaking/advanced: a thin shell around `findMatches`. */
+export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps): void {
+  const handle = (edition: Edition) => (req: Request, res: Response) => {
+    deps.license.require(edition === "advanced" ? "advanced" : undefined);
+    const body = requireJsonBody(req);
+    checkTicketLimit(body, deps.limits.maxTickets);
+    const request = validateOrThrow(validateMatchmakingRequest, body);
+    const gameMode = request.game_mode as MatchGameMode;
+    const tickets = request.tickets as MatchTicket[];
+    const now = request.now ?? deps.clock();
+    checkMatchmakingRequest(gameMode, tickets, edition, now, deps.limits);
+    // A fresh seed per request keeps match and team ids unique across calls; the matches
+    // themselves depend only on the request.
+    const result = findMatches(gameMode, tickets, { now, edition, idSeed: randomUUID() });
+    res.type("application/json").send(serializeMatchResult(result));
+  };
+  app.post("/matchmaking/basic", handle("basic"));
+  app.post("/matchmaking/advanced", handle("advanced"));
+}

@@ -1,0 +1,84 @@
+import type { FieldError } from "@arena/contracts";
+import { AppError } from "@arena/service-kit";
+import type { MatchGameMode, MatchTicket } from "../matching/index.js";
+
+export type Edition = "basic" | "advanced";
+
+export interface RequestLimits {
+  maxTickets: number;
+  /** How far a joinTimestamp may lie in the future before it is refused (clocks drift). */
+  clockSkewSeconds: number;
+}
+
+/** A problem answer lists at most this many field errors, so a bad 100k-ticket queue stays small. */
+const MAX_REPORTED_ERRORS = 100;
+
+/** Refuses oversized queues before any per-ticket work (413, as body size is). */
+export function checkTicketLimit(body: unknown, maxTickets: number): void {
+  const tickets = (body as { tickets?: unknown } | null)?.tickets;
+  if (Array.isArray(tickets) && tickets.length > maxTickets) {
+    throw new AppError(
+      "TOO_MANY_TICKETS",
+      `The request has ${tickets.length} tickets; this matchmaker accepts at most ${maxTickets} per request`,
+      {
+        extensions: { limit: maxTickets },
+        errors: [{ pointer: "/tickets", detail: `must have at most ${maxTickets} items` }],
+      },
+    );
+  }
+}
+
+/**
+ * The rules a schema cannot express: unique ticket ids, no joins from the future, parties that fit a
+ * team, and edition-only features. (A match size below two is already refused by the schema.) Every problem is reported at once.
+ */
+export function checkMatchmakingRequest(
+  gameMode: MatchGameMode,
+  tickets: readonly MatchTicket[],
+  edition: Edition,
+  now: number,
+  limits: RequestLimits,
+): void {
+  const errors: FieldError[] = [];
+  const add = (pointer: string, detail: string) => {
+    if (errors.length < MAX_REPORTED_ERRORS) errors.push({ pointer, detail });
+  };
+
+  if (edition === "basic" && gameMode.maxLatency !== undefined) {
+    add("/game_mode/maxLatency", "maxLatency needs the advanced edition: use POST /matchmaking/advanced");
+  }
+
+  const firstIndexById = new Map<string, number>();
+  const partySizes = new Map<string, { size: number; first: number }>();
+  const latestJoin = now + limits.clockSkewSeconds;
+  for (let i = 0; i < tickets.length; i++) {
+    const t = tickets[i]!;
+    const seen = firstIndexById.get(t.ticketId);
+    if (seen === undefined) firstIndexById.set(t.ticketId, i);
+    else add(`/tickets/${i}/ticketId`, `duplicates the ticketId of /tickets/${seen}`);
+    if (!Number.isFinite(t.rating)) add(`/tickets/${i}/rating`, "must be a finite number");
+    if (t.joinTimestamp > latestJoin) {
+      add(`/tickets/${i}/joinTimestamp`, `is in the future (now is ${Math.floor(now)})`);
+    }
+    if (edition === "basic" && !Array.isArray(t.servers)) {
+      add(
+        `/tickets/${i}/servers`,
+        "a latency map needs the advanced edition: use POST /matchmaking/advanced",
+      );
+    }
+    if (t.partyId !== undefined) {
+      const party = partySizes.get(t.partyId);
+      if (party) party.size++;
+      else partySizes.set(t.partyId, { size: 1, first: i });
+    }
+  }
+  for (const [partyId, { size, first }] of partySizes) {
+    if (size > gameMode.numPlayersPerTeam) {
+      add(
+        `/tickets/${first}/partyId`,
+        `party ${JSON.stringify(partyId)} has ${size} tickets but a team holds only ${gameMode.numPlayersPerTeam}`,
+      );
+    }
+  }
+  if (errors.length > 0) throw AppError.validation(errors);
+}

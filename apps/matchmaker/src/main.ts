@@ -1,0 +1,39 @@
+import { createLicenseClient } from "@arena/license-client";
+import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
+import { createApp } from "./app.js";
+import { loadMatchmakerConfig } from "./config.js";
+
+async function main(): Promise<void> {
+  const config = loadMatchmakerConfig();
+  const logger = createLogger({ name: "matchmaker", level: config.LOG_LEVEL });
+
+  const license = createLicenseClient({
+    licenseKey: config.LICENSE_KEY,
+    licenseUrl: config.LICENSE_URL,
+    refreshIntervalMs: config.LICENSE_REFRESH_SECONDS * 1000,
+    gracePeriodMs: config.LICENSE_GRACE_SECONDS * 1000,
+    logger,
+  });
+  const state = await license.start();
+  // A rejected key does not stop the process: /readyz says why and matchmaking answers 403, so an
+  // operator sees the reason in their orchestrator instead of a crash loop.
+  logger.info({ status: state.status, edition: state.edition, reason: state.reason }, "license checked");
+
+  const { app, lifecycle } = createApp({ config, license, logger });
+  const running = await serve({
+    app,
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    lifecycle,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    onClose: [() => license.stop()],
+  });
+  stopOnSignals(running, logger);
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(`matchmaker: ${err.message}`);
+  else console.error("matchmaker failed to start:", err);
+  process.exit(1);
+});
