@@ -38,7 +38,12 @@ function apps(secrets) {
     {
       name: "license",
       port: 8082,
-      env: { PORT: "8082", ADMIN_TOKEN: secrets.adminToken, MAIL_DIR: join(devDir, "mail") },
+      env: {
+        PORT: "8082",
+        ADMIN_TOKEN: secrets.adminToken,
+        SIGNING_KEY_SECRET: secrets.signingKeySecret,
+        MAIL_DIR: join(devDir, "mail"),
+      },
     },
     {
       name: "matchmaker",
@@ -53,7 +58,10 @@ function loadSecrets() {
   mkdirSync(devDir, { recursive: true });
   const file = join(devDir, "secrets.json");
   if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
-  const secrets = { adminToken: `dev_${randomBytes(24).toString("hex")}` };
+  const secrets = {
+    adminToken: `dev_${randomBytes(24).toString("hex")}`,
+    signingKeySecret: randomBytes(32).toString("hex"),
+  };
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
 }
@@ -104,9 +112,9 @@ async function start() {
     for (const child of children.values()) if (child.exitCode === null) child.kill("SIGTERM");
     const timer = setTimeout(() => process.exit(code), 15_000);
     timer.unref();
-    Promise.all([...children.values()].map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null))).then(
-      () => process.exit(code),
-    );
+    Promise.all(
+      [...children.values()].map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)),
+    ).then(() => process.exit(code));
   };
   process.on("SIGINT", () => stopAll(0));
   process.on("SIGTERM", () => stopAll(0));

@@ -8,14 +8,22 @@ export function timePost(url: string, body: Buffer): Promise<{ ms: number; statu
     const started = process.hrtime.bigint();
     const req = request(
       url,
-      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length } },
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": body.length },
+      },
       (res) => {
         let bytes = 0;
         res.on("data", (c: Buffer) => {
           bytes += c.length;
         });
         res.on("end", () =>
-          resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, status: res.statusCode ?? 0, bytes }),
+          resolve({
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+            status: res.statusCode ?? 0,
+            bytes,
+          }),
         );
         res.on("error", reject);
       },

@@ -46,7 +46,8 @@ export async function runSpeedBenchmark(echoUrl: string, matchmakerUrl: string):
       for (let i = 0; i < warmup + size.runs; i++) {
         const e = await timePost(`${echoUrl}/`, body);
         const m = await timePost(`${matchmakerUrl}/matchmaking/basic`, body);
-        if (m.status !== 200) throw new Error(`matchmaker answered ${m.status} for ${size.tickets} ${mode.name}`);
+        if (m.status !== 200)
+          throw new Error(`matchmaker answered ${m.status} for ${size.tickets} ${mode.name}`);
         if (i >= warmup) {
           echo.push(e.ms);
           mm.push(m.ms);

@@ -12,7 +12,8 @@ const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
 async function startLicensedMatchmaker(): Promise<Service[]> {
   const licenseDir = join(root, "apps", "license");
-  const databaseUrl = process.env.BENCH_LICENSE_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/arena_bench_license";
+  const databaseUrl =
+    process.env.BENCH_LICENSE_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/arena_bench_license";
   await migrateDatabase({
     databaseUrl,
     schemaPath: join(licenseDir, "prisma", "schema.prisma"),
@@ -21,6 +22,7 @@ async function startLicensedMatchmaker(): Promise<Service[]> {
   const license = await startService("license", join(licenseDir, "dist", "main.js"), 18082, {
     DATABASE_URL: databaseUrl,
     ADMIN_TOKEN,
+    SIGNING_KEY_SECRET: "bench-signing-key-secret-0123456789abcdef",
     MAIL_DIR: join(root, ".dev", "bench-mail"),
   });
   const created = await fetch(`${license.url}/admin/licenses`, {
@@ -28,7 +30,8 @@ async function startLicensedMatchmaker(): Promise<Service[]> {
     headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` },
     body: JSON.stringify({ name: "Benchmark", email: "bench@arena.localhost", edition: "advanced" }),
   });
-  if (created.status !== 201) throw new Error(`could not create a license: ${created.status} ${await created.text()}`);
+  if (created.status !== 201)
+    throw new Error(`could not create a license: ${created.status} ${await created.text()}`);
   const { licenseKey } = (await created.json()) as { licenseKey: string };
   const matchmaker = await startService(
     "matchmaker",
@@ -49,12 +52,16 @@ async function main(): Promise<void> {
   let memory: { matchmakerPeakRssMiB: number; echoPeakRssMiB: number };
   try {
     speed = await runSpeedBenchmark(echo.url, matchmaker!.url);
-    memory = { matchmakerPeakRssMiB: peakRssMiB(matchmaker!.child.pid!), echoPeakRssMiB: peakRssMiB(echo.child.pid!) };
+    memory = {
+      matchmakerPeakRssMiB: peakRssMiB(matchmaker!.child.pid!),
+      echoPeakRssMiB: peakRssMiB(echo.child.pid!),
+    };
   } finally {
     await Promise.all([echo, matchmaker!, license!].map(stopService));
   }
 
-  const byMode = (mode: string, tickets: number) => speed.find((c) => c.mode === mode && c.tickets === tickets)!;
+  const byMode = (mode: string, tickets: number) =>
+    speed.find((c) => c.mode === mode && c.tickets === tickets)!;
   const growth = ["2v2", "5v5"].map((mode) => {
     const t10k = byMode(mode, 10_000).matchmakerMedianMs;
     const t100k = byMode(mode, 100_000).matchmakerMedianMs;
@@ -86,7 +93,9 @@ async function main(): Promise<void> {
 /** The quality benchmark lives with the algorithm, in the matchmaker's build. */
 async function runQuality(): Promise<unknown> {
   const modulePath = join(root, "apps", "matchmaker", "dist", "bench", "quality-bench.js");
-  const { runQualityBenchmark } = (await import(modulePath)) as { runQualityBenchmark: () => Promise<unknown> };
+  const { runQualityBenchmark } = (await import(modulePath)) as {
+    runQualityBenchmark: () => Promise<unknown>;
+  };
   return runQualityBenchmark();
 }
 

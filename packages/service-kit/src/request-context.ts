@@ -30,12 +30,14 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics) {
       // The route pattern, not the URL, keeps label cardinality bounded and ids out of metrics.
       const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : "unmatched";
       metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      if (req.path === "/livez" || req.path === "/readyz" || req.path === "/metrics") return;
-      // Only the path is logged: query strings may carry tokens (`/ws?authorization=`).
+      // Only the path is logged: query strings may carry tokens (`/ws?authorization=`). The original
+      // URL's, because inside a mounted router `req.path` has lost the mount prefix.
+      const path = req.originalUrl.split("?")[0];
+      if (path === "/livez" || path === "/readyz" || path === "/metrics") return;
       req.log.info(
         {
           method: req.method,
-          path: req.path,
+          path,
           status: res.statusCode,
           durationMs: Math.round(seconds * 1e4) / 10,
         },

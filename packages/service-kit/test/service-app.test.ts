@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { compile } from "@arena/contracts";
 import { describe, expect, it } from "@jest/globals";
+import express from "express";
 import request from "supertest";
 import {
   AppError,
@@ -46,6 +47,11 @@ function buildApp(readiness: ReadinessCheck[] = []) {
         if (req.params.id !== "1") throw new AppError("NOT_FOUND", `No greeting ${req.params.id}`);
         res.json({ id: "1" });
       });
+      const nested = express.Router();
+      nested.get("/items", (_req, res) => {
+        res.json([]);
+      });
+      app.use("/admin", nested);
       app.get("/boom", () => {
         throw new Error("database password is hunter2");
       });
@@ -126,6 +132,15 @@ describe("createServiceApp", () => {
     expect(boom.body.code).toBe("INTERNAL");
     expect(JSON.stringify(boom.body)).not.toContain("hunter2");
     expect(lines.some((l) => l.level === "error")).toBe(true);
+  });
+
+  it("logs the full path of a route inside a mounted router", async () => {
+    const { app, lines } = buildApp();
+    await request(app).get("/admin/items?token=abc");
+    expect(lines.find((l) => l.msg === "request completed")).toMatchObject({
+      path: "/admin/items",
+      status: 200,
+    });
   });
 
   it("echoes a sane x-request-id and replaces an unsafe one", async () => {
