@@ -1,0 +1,247 @@
+import { describe, expect, it } from "@jest/globals";
+import { findMatches } from "./find-matches.js";
+import type { MatchGameMode, MatchOptions, MatchTicket } from "./types.js";
+
+const NOW = 1_700_000_000;
+const BASIC: MatchOptions = { now: NOW, edition: "basic", idSeed: "test" };
+const ADVANCED: MatchOptions = { now: NOW, edition: "advanced", idSeed: "test" };
+const DUEL: MatchGameMode = { numTeams: 2, numPlayersPerTeam: 1 };
+const DOUBLES: MatchGameMode = { numTeams: 2, numPlayersPerTeam: 2 };
+
+let nextId = 0;
+function ticket(
+  rating: number,
+  wait: number,
+  servers: MatchTicket["servers"] = ["eu"],
+  extra = {},
+): MatchTicket {
+  return { ticketId: `t${nextId++}`, joinTimestamp: NOW - wait, rating, servers, ...extra };
+}
+
+const teamIds = (result: ReturnType<typeof findMatches>) =>
+  result.matchSuggestions.map((m) => m.teams.map((team) => team.tickets.map((t) => t.ticketId)));
+
+describe("findMatches", () => {
+  it("returns 13 tickets as 3 matches and 1 unmatched for 2x2", () => {
+    const tickets = Array.from({ length: 13 }, (_, i) => ticket(1000 + 25 * i, 30));
+    const result = findMatches(DOUBLES, tickets, BASIC);
+    expect(result.matchSuggestions).toHaveLength(3);
+    expect(result.unmatchedTickets).toHaveLength(1);
+  });
+
+  it("returns the very ticket objects it was given", () => {
+    const tickets = [ticket(1500, 0), ticket(1500, 0), ticket(1200, 0)];
+    const result = findMatches(DUEL, tickets, BASIC);
+    const returned = [
+      ...result.matchSuggestions.flatMap((m) => m.teams.flatMap((t) => t.tickets)),
+      ...result.unmatchedTickets,
+    ];
+    expect(returned.sort((a, b) => a.ticketId.localeCompare(b.ticketId))).toEqual(tickets);
+    for (const t of returned) expect(tickets).toContain(t);
+  });
+
+  it("matches fresh tickets with identical ratings at once with a score of 1", () => {
+    const result = findMatches(
+      DOUBLES,
+      [ticket(1500, 0), ticket(1500, 0), ticket(1500, 0), ticket(1500, 0)],
+      BASIC,
+    );
+    expect(result.matchSuggestions).toHaveLength(1);
+    expect(result.matchSuggestions[0]!.matchScore).toBe(1);
+  });
+
+  it("holds back two fresh tickets far apart in rating", () => {
+    const result = findMatches(DUEL, [ticket(1000, 0), ticket(2000, 1)], BASIC);
+    expect(result.matchSuggestions).toHaveLength(0);
+    expect(result.unmatchedTickets).toHaveLength(2);
+  });
+
+  it("matches the same far-apart pair once the older ticket waited past targetWaitingTime", () => {
+    const result = findMatches(DUEL, [ticket(1000, 20), ticket(2000, 0)], BASIC);
+    expect(result.matchSuggestions).toHaveLength(1);
+    expect(result.matchSuggestions[0]!.matchScore).toBeLessThan(0.5);
+  });
+
+  it("honours a custom targetWaitingTime", () => {
+    const pair = () => [ticket(1000, 6), ticket(2000, 0)];
+    expect(findMatches({ ...DUEL, targetWaitingTime: 5 }, pair(), BASIC).matchSuggestions).toHaveLength(1);
+    expect(findMatches({ ...DUEL, targetWaitingTime: 60 }, pair(), BASIC).matchSuggestions).toHaveLength(0);
+  });
+
+  it("relaxes the required quality gradually as the oldest ticket waits", () => {
+    const mode = { ...DUEL, ratingTolerance: 100 };
+    const firstMatchingWait = (gap: number) => {
+      for (let wait = 0; wait <= 20; wait++) {
+        if (
+          findMatches(mode, [ticket(1500, wait), ticket(1500 + gap, 0)], BASIC).matchSuggestions.length > 0
+        ) {
+          return wait;
+        }
+      }
+      return Number.POSITIVE_INFINITY;
+    };
+    const waits = [20, 60, 150, 400, 2000].map(firstMatchingWait);
+    expect(waits[0]).toBe(0);
+    for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1]!);
+    expect(waits[waits.length - 1]).toBeLessThanOrEqual(20);
+  });
+
+  it("matches fresh tickets whose ratings are close relative to the queue's spread", () => {
+    const tickets = [ticket(1000, 0), ticket(1490, 0), ticket(1500, 0), ticket(2000, 0)];
+    const result = findMatches(DUEL, tickets, BASIC);
+    expect(teamIds(result)).toEqual([[[tickets[1]!.ticketId], [tickets[2]!.ticketId]]]);
+  });
+
+  it("gives a ticket past maxWaitingTime the best match available to it first", () => {
+    const old = ticket(1000, 12);
+    const neighbour = ticket(1100, 0);
+    const twin = ticket(1100, 0);
+    const result = findMatches({ ...DUEL, maxWaitingTime: 10 }, [neighbour, twin, old], BASIC);
+    expect(result.matchSuggestions).toHaveLength(1);
+    expect(teamIds(result)[0]!.flat()).toContain(old.ticketId);
+  });
+
+  it("balances the teams of a match by rating", () => {
+    const tickets = [ticket(1000, 30), ticket(1100, 30), ticket(1900, 30), ticket(2000, 30)];
+    const result = findMatches(DOUBLES, tickets, BASIC);
+    const sums = result.matchSuggestions[0]!.teams.map((team) =>
+      team.tickets.reduce((s, t) => s + t.rating, 0),
+    );
+    expect(sums).toEqual([3000, 3000]);
+  });
+
+  it("prefers tight matches over matches of arrival order", () => {
+    const tickets = [ticket(1000, 30), ticket(2000, 30), ticket(1010, 30), ticket(2010, 30)];
+    const result = findMatches(DUEL, tickets, BASIC);
+    expect(teamIds(result).map((teams) => teams.flat().sort())).toEqual(
+      expect.arrayContaining([
+        [tickets[0]!.ticketId, tickets[2]!.ticketId].sort(),
+        [tickets[1]!.ticketId, tickets[3]!.ticketId].sort(),
+      ]),
+    );
+  });
+
+  it("keeps a party in one team of one match", () => {
+    const a = ticket(1500, 30, ["eu"], { partyId: "p" });
+    const b = ticket(1600, 30, ["eu"], { partyId: "p" });
+    const result = findMatches(DOUBLES, [ticket(1550, 30), a, ticket(1550, 30), b], BASIC);
+    const teams = teamIds(result)[0]!;
+    expect(teams.some((team) => team.includes(a.ticketId) && team.includes(b.ticketId))).toBe(true);
+  });
+
+  it("leaves a party larger than a team unmatched", () => {
+    const party = [1, 2, 3].map(() => ticket(1500, 30, ["eu"], { partyId: "big" }));
+    const result = findMatches(
+      DOUBLES,
+      [...party, ticket(1500, 30), ticket(1500, 30), ticket(1500, 30)],
+      BASIC,
+    );
+    expect(result.matchSuggestions).toHaveLength(0);
+  });
+
+  it("leaves a party whose members share no server unmatched", () => {
+    const tickets = [
+      ticket(1500, 30, ["eu"], { partyId: "p" }),
+      ticket(1500, 30, ["us"], { partyId: "p" }),
+      ticket(1500, 30, ["eu", "us"]),
+      ticket(1500, 30, ["eu", "us"]),
+    ];
+    expect(findMatches(DOUBLES, tickets, BASIC).matchSuggestions).toHaveLength(0);
+  });
+
+  it("only matches tickets with exactly equal constraints, a missing object counting as empty", () => {
+    const tickets = [
+      ticket(1500, 30, ["eu"], { exactEqualityConstraints: { map: "dust", ranked: true } }),
+      ticket(1500, 30, ["eu"], { exactEqualityConstraints: { ranked: true, map: "dust" } }),
+      ticket(1500, 30, ["eu"], { exactEqualityConstraints: { map: "dust", ranked: "true" } }),
+      ticket(1500, 30, ["eu"], { exactEqualityConstraints: null }),
+      ticket(1500, 30, ["eu"]),
+      ticket(1500, 30, ["eu"], { exactEqualityConstraints: { map: "dust" } }),
+    ];
+    const pairs = teamIds(findMatches(DUEL, tickets, BASIC)).map((teams) => teams.flat().sort());
+    expect(pairs).toHaveLength(2);
+    expect(pairs).toEqual(
+      expect.arrayContaining([
+        [tickets[0]!.ticketId, tickets[1]!.ticketId].sort(),
+        [tickets[3]!.ticketId, tickets[4]!.ticketId].sort(),
+      ]),
+    );
+  });
+
+  it("chooses the shared server that is best in the tickets' list order (basic)", () => {
+    const tickets = [ticket(1500, 30, ["us", "eu", "asia"]), ticket(1500, 30, ["asia", "eu", "us"])];
+    expect(findMatches(DUEL, tickets, BASIC).matchSuggestions[0]!.server).toBe("eu");
+    const lopsided = [ticket(1500, 30, ["eu", "us"]), ticket(1500, 30, ["us", "asia", "eu"])];
+    expect(findMatches(DUEL, lopsided, BASIC).matchSuggestions[0]!.server).toBe("us");
+  });
+
+  it("chooses the server with the lowest worst latency, ties broken by mean latency (advanced)", () => {
+    const worst = [
+      ticket(1500, 30, { eu: 40, us: 10, asia: 45 }),
+      ticket(1500, 30, { eu: 40, us: 90, asia: 20 }),
+    ];
+    expect(findMatches(DUEL, worst, ADVANCED).matchSuggestions[0]!.server).toBe("eu");
+    const tie = [ticket(1500, 30, { eu: 50, us: 50 }), ticket(1500, 30, { eu: 50, us: 10 })];
+    expect(findMatches(DUEL, tie, ADVANCED).matchSuggestions[0]!.server).toBe("us");
+  });
+
+  it("never uses a server above maxLatency (advanced)", () => {
+    const tickets = [ticket(1500, 30, { eu: 30, us: 200 }), ticket(1500, 30, { eu: 180, us: 40 })];
+    expect(findMatches(DUEL, tickets, ADVANCED).matchSuggestions[0]!.server).toBe("eu");
+    const limited = findMatches({ ...DUEL, maxLatency: 100 }, tickets, ADVANCED);
+    expect(limited.matchSuggestions).toHaveLength(0);
+  });
+
+  it("treats a server list on the advanced edition as usable at unknown latency", () => {
+    const tickets = [ticket(1500, 30, ["asia", "us"]), ticket(1500, 30, { us: 80, asia: 20 })];
+    expect(findMatches({ ...DUEL, maxLatency: 100 }, tickets, ADVANCED).matchSuggestions[0]!.server).toBe(
+      "asia",
+    );
+  });
+
+  it.each([
+    ["1v1", 2, 1],
+    ["2v2", 2, 2],
+    ["5v5", 2, 5],
+    ["3v3v3", 3, 3],
+    ["1v1v1v1", 4, 1],
+    ["a 16-player free-for-all", 16, 1],
+    ["8-player co-op", 1, 8],
+    ["8v8", 2, 8],
+  ])("forms full %s matches from a long-waiting queue", (_name, numTeams, numPlayersPerTeam) => {
+    const size = numTeams * numPlayersPerTeam;
+    const tickets = Array.from({ length: 3 * size + 1 }, (_, i) => ticket(1000 + ((i * 7919) % 1000), 25));
+    const result = findMatches({ numTeams, numPlayersPerTeam }, tickets, BASIC);
+    expect(result.matchSuggestions).toHaveLength(3);
+    expect(result.unmatchedTickets).toHaveLength(1);
+    for (const match of result.matchSuggestions) {
+      expect(match.teams).toHaveLength(numTeams);
+      for (const team of match.teams) expect(team.tickets).toHaveLength(numPlayersPerTeam);
+    }
+  });
+
+  it("groups neighbours in rating into the same free-for-all", () => {
+    const low = Array.from({ length: 4 }, (_, i) => ticket(1000 + i, 0));
+    const high = Array.from({ length: 4 }, (_, i) => ticket(2000 + i, 0));
+    const result = findMatches({ numTeams: 4, numPlayersPerTeam: 1 }, [...high, ...low].reverse(), BASIC);
+    expect(teamIds(result).map((teams) => teams.flat().sort())).toEqual(
+      expect.arrayContaining([low.map((t) => t.ticketId).sort(), high.map((t) => t.ticketId).sort()]),
+    );
+  });
+
+  it("derives ids from the seed: same seed same ids, other seed other ids", () => {
+    const tickets = [ticket(1500, 0), ticket(1500, 0)];
+    const a = findMatches(DUEL, tickets, { ...BASIC, idSeed: "one" });
+    const b = findMatches(DUEL, tickets, { ...BASIC, idSeed: "one" });
+    const c = findMatches(DUEL, tickets, { ...BASIC, idSeed: "two" });
+    expect(b.matchSuggestions[0]!.id).toBe(a.matchSuggestions[0]!.id);
+    expect(c.matchSuggestions[0]!.id).not.toBe(a.matchSuggestions[0]!.id);
+    expect(c.matchSuggestions[0]!.teams.map((t) => t.id)).not.toEqual(
+      a.matchSuggestions[0]!.teams.map((t) => t.id),
+    );
+  });
+
+  it("handles an empty queue", () => {
+    expect(findMatches(DOUBLES, [], BASIC)).toEqual({ matchSuggestions: [], unmatchedTickets: [] });
+  });
+});

@@ -1,0 +1,15 @@
+export { findMatches } from "./find-matches.js";
+export {
+  DEFAULT_TARGET_WAITING_TIME,
+  defaultRatingTolerance,
+  matchScore,
+  requiredScore,
+} from "./match-quality.js";
+export type {
+  MatchedTeam,
+  MatchGameMode,
+  MatchOptions,
+  MatchResult,
+  MatchSuggestion,
+  MatchTicket,
+} from "./types.js";

@@ -1,0 +1,296 @@
+/**
+ * Turns the request into flat typed arrays the search runs on: tickets → units (a party is one unit),
+ * constraint groups, server ids (names mapped to small integers) and per-ticket server costs.
+ * One pass over the tickets; no per-ticket objects beyond what reading the input needs.
+ */
+import { sortIndicesByClass, sortIndicesByKey, sortIndicesByWholeKey } from "./index-sort.js";
+import type { MatchGameMode, MatchTicket } from "./types.js";
+
+export interface QueueModel {
+  ticketCount: number;
+  ratings: Float64Array;
+  /** Ticket server entries (CSR): ids, latency in ms (NaN for a server list), position in the list. */
+  ticketServerStart: Int32Array;
+  ticketServerId: Int32Array;
+  ticketServerLatency: Float64Array;
+  ticketServerPosition: Int32Array;
+  serverNames: string[];
+
+  unitCount: number;
+  /** Unit members (CSR over ticket indices, in input order). */
+  unitMemberStart: Int32Array;
+  unitMembers: Int32Array;
+  unitSize: Int32Array;
+  unitSum: Float64Array;
+  unitMin: Float64Array;
+  unitMax: Float64Array;
+  unitMean: Float64Array;
+  unitOldest: Float64Array;
+  unitGroup: Int32Array;
+  /** Servers every member of the unit can use (CSR). */
+  unitServerStart: Int32Array;
+  unitServerId: Int32Array;
+  /** Bit per server id when there are at most 32 servers in the request, else undefined. */
+  unitServerMask: Int32Array | undefined;
+  hasParties: boolean;
+
+  /** Matchable units sorted by (constraint group, mean rating). */
+  ratingOrder: Int32Array;
+  /** Group of each position in `ratingOrder`, for the neighbour lists. */
+  groupCount: number;
+  /** Matchable units, oldest first (the order in which they anchor a match search). */
+  anchorOrder: Int32Array;
+}
+
+class IntBuffer {
+  data: Int32Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.data = new Int32Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Int32Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = value;
+  }
+}
+
+class FloatBuffer {
+  data: Float64Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.data = new Float64Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = value;
+  }
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** Canonical text of a constraint object: equal objects (key order aside) give equal keys. */
+export function constraintKey(constraints: MatchTicket["exactEqualityConstraints"]): string {
+  if (constraints === null || constraints === undefined || typeof constraints !== "object") return "";
+  const keys = Object.keys(constraints);
+  if (keys.length === 0) return "";
+  keys.sort();
+  let key = "";
+  for (const k of keys) key += `${JSON.stringify(k)}:${JSON.stringify(constraints[k])},`;
+  return key;
+}
+
+export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly MatchTicket[]): QueueModel {
+  const n = tickets.length;
+  const playersPerTeam = gameMode.numPlayersPerTeam;
+  const maxLatency =
+    typeof gameMode.maxLatency === "number" && Number.isFinite(gameMode.maxLatency)
+      ? gameMode.maxLatency
+      : Number.POSITIVE_INFINITY;
+
+  const ratings = new Float64Array(n);
+  const joins = new Float64Array(n);
+  const ticketGroup = new Int32Array(n);
+  const ticketUnit = new Int32Array(n);
+  const ticketServerStart = new Int32Array(n + 1);
+  const serverIds = new IntBuffer(n * 4);
+  const serverLatency = new FloatBuffer(n * 4);
+  const serverPosition = new IntBuffer(n * 4);
+  const serverIndex = new Map<string, number>();
+  const serverNames: string[] = [];
+  const groupIndex = new Map<string, number>();
+  groupIndex.set("", 0);
+  const partyIndex = new Map<string, number>();
+  let unitCount = 0;
+  let hasParties = false;
+
+  const serverId = (name: string): number => {
+    let id = serverIndex.get(name);
+    if (id === undefined) {
+      id = serverNames.length;
+      serverIndex.set(name, id);
+      serverNames.push(name);
+    }
+    return id;
+  };
+
+  for (let t = 0; t < n; t++) {
+    const ticket = tickets[t]!;
+    ratings[t] = ticket.rating;
+    joins[t] = ticket.joinTimestamp;
+
+    const constraints = ticket.exactEqualityConstraints;
+    if (constraints !== null && constraints !== undefined) {
+      const key = constraintKey(constraints);
+      let group = groupIndex.get(key);
+      if (group === undefined) {
+        group = groupIndex.size;
+        groupIndex.set(key, group);
+      }
+      ticketGroup[t] = group;
+    }
+
+    const party = ticket.partyId;
+    if (party === undefined || party === null || party === "") {
+      ticketUnit[t] = unitCount++;
+    } else {
+      const key = String(party);
+      let unit = partyIndex.get(key);
+      if (unit === undefined) {
+        unit = unitCount++;
+        partyIndex.set(key, unit);
+      } else {
+        hasParties = true;
+      }
+      ticketUnit[t] = unit;
+    }
+
+    const servers = ticket.servers;
+    if (Array.isArray(servers)) {
+      for (let i = 0; i < servers.length; i++) {
+        serverIds.push(serverId(servers[i] as string));
+        serverLatency.push(Number.NaN);
+        serverPosition.push(i);
+      }
+    } else if (servers !== null && typeof servers === "object") {
+      const map = servers as Readonly<Record<string, number>>;
+      let position = 0;
+      for (const name in map) {
+        if (!hasOwn.call(map, name)) continue;
+        const latency = map[name];
+        if (typeof latency !== "number" || !(latency >= 0) || latency > maxLatency) continue;
+        serverIds.push(serverId(name));
+        serverLatency.push(latency);
+        serverPosition.push(position++);
+      }
+    }
+    ticketServerStart[t + 1] = serverIds.length;
+  }
+
+  const serverCount = serverNames.length;
+
+  // Units: members in input order (counting sort by unit).
+  const unitSize = new Int32Array(unitCount);
+  for (let t = 0; t < n; t++) unitSize[ticketUnit[t]!]!++;
+  const unitMemberStart = new Int32Array(unitCount + 1);
+  for (let u = 0; u < unitCount; u++) unitMemberStart[u + 1] = unitMemberStart[u]! + unitSize[u]!;
+  const unitMembers = new Int32Array(n);
+  const fill = unitMemberStart.slice(0, unitCount);
+  for (let t = 0; t < n; t++) unitMembers[fill[ticketUnit[t]!]!++] = t;
+
+  const unitSum = new Float64Array(unitCount);
+  const unitMin = new Float64Array(unitCount);
+  const unitMax = new Float64Array(unitCount);
+  const unitMean = new Float64Array(unitCount);
+  const unitOldest = new Float64Array(unitCount);
+  const unitGroup = new Int32Array(unitCount);
+  const unitServerStart = new Int32Array(unitCount + 1);
+  const unitServerIds = new IntBuffer(serverIds.length);
+  const eligible = new Uint8Array(unitCount);
+  const stamp = new Int32Array(serverCount).fill(-1);
+  const seen = new Int32Array(serverCount);
+  const mask = serverCount <= 32 ? new Int32Array(unitCount) : undefined;
+
+  for (let u = 0; u < unitCount; u++) {
+    const from = unitMemberStart[u]!;
+    const to = unitMemberStart[u + 1]!;
+    const first = unitMembers[from]!;
+    let sum = 0;
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    let oldest = Number.POSITIVE_INFINITY;
+    let sameGroup = true;
+    const group = ticketGroup[first]!;
+    for (let m = from; m < to; m++) {
+      const t = unitMembers[m]!;
+      const r = ratings[t]!;
+      sum += r;
+      if (r < min) min = r;
+      if (r > max) max = r;
+      if (joins[t]! < oldest) oldest = joins[t]!;
+      if (ticketGroup[t] !== group) sameGroup = false;
+    }
+    const size = to - from;
+    unitSum[u] = sum;
+    unitMin[u] = min;
+    unitMax[u] = max;
+    unitMean[u] = sum / size;
+    unitOldest[u] = oldest;
+    unitGroup[u] = group;
+
+    // Servers every member can use, in the first member's order.
+    if (size === 1) {
+      for (let e = ticketServerStart[first]!; e < ticketServerStart[first + 1]!; e++) {
+        unitServerIds.push(serverIds.data[e]!);
+      }
+    } else {
+      for (let m = from; m < to; m++) {
+        const t = unitMembers[m]!;
+        for (let e = ticketServerStart[t]!; e < ticketServerStart[t + 1]!; e++) {
+          const s = serverIds.data[e]!;
+          if (stamp[s] !== u) {
+            stamp[s] = u;
+            seen[s] = 1;
+          } else {
+            seen[s]!++;
+          }
+        }
+      }
+      for (let e = ticketServerStart[first]!; e < ticketServerStart[first + 1]!; e++) {
+        const s = serverIds.data[e]!;
+        if (seen[s] === size) unitServerIds.push(s);
+      }
+    }
+    unitServerStart[u + 1] = unitServerIds.length;
+    if (mask !== undefined) {
+      let bits = 0;
+      for (let e = unitServerStart[u]!; e < unitServerStart[u + 1]!; e++) bits |= 1 << unitServerIds.data[e]!;
+      mask[u] = bits;
+    }
+    eligible[u] =
+      sameGroup && size <= playersPerTeam && unitServerStart[u + 1]! > unitServerStart[u]! ? 1 : 0;
+  }
+
+  let eligibleCount = 0;
+  for (let u = 0; u < unitCount; u++) eligibleCount += eligible[u]!;
+  const matchable = new Int32Array(eligibleCount);
+  for (let u = 0, i = 0; u < unitCount; u++) if (eligible[u] === 1) matchable[i++] = u;
+
+  const byRating = sortIndicesByKey(matchable, unitMean);
+  const ratingOrder = sortIndicesByClass(byRating, unitGroup, groupIndex.size);
+  const anchorOrder = sortIndicesByWholeKey(matchable, unitOldest);
+
+  return {
+    ticketCount: n,
+    ratings,
+    ticketServerStart,
+    ticketServerId: serverIds.data.subarray(0, serverIds.length),
+    ticketServerLatency: serverLatency.data.subarray(0, serverLatency.length),
+    ticketServerPosition: serverPosition.data.subarray(0, serverPosition.length),
+    serverNames,
+    unitCount,
+    unitMemberStart,
+    unitMembers,
+    unitSize,
+    unitSum,
+    unitMin,
+    unitMax,
+    unitMean,
+    unitOldest,
+    unitGroup,
+    unitServerStart,
+    unitServerId: unitServerIds.data.subarray(0, unitServerIds.length),
+    unitServerMask: mask,
+    hasParties,
+    ratingOrder,
+    groupCount: groupIndex.size,
+    anchorOrder,
+  };
+}

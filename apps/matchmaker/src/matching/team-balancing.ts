@@ -1,0 +1,225 @@
+/**
+ * Splits a match's units (single tickets or parties) into `teams` teams of exactly `perTeam`
+ * players, minimising the imbalance = (max team rating sum - min team rating sum) / perTeam, i.e. the
+ * range of the teams' mean ratings.
+ *
+ * Exact (exhaustive, with the symmetry of empty teams removed) while the number of distinct
+ * partitions is at most EXACT_PARTITION_LIMIT (2v2 … 6v6, 3v3v3, 2x5 …); larger matches use a greedy
+ * placement (biggest, then highest-rated unit into the lowest-sum team with room) followed by
+ * improving swaps of equal-size units between the highest- and lowest-sum teams.
+ */
+
+export const EXACT_PARTITION_LIMIT = 2000;
+
+let capacity = 0;
+let order = new Int32Array(0);
+let current = new Int32Array(0);
+let best = new Int32Array(0);
+let teamSum = new Float64Array(0);
+let teamFill = new Int32Array(0);
+
+function ensure(units: number, teams: number): void {
+  if (units > capacity || teams > teamSum.length) {
+    capacity = Math.max(units, capacity);
+    order = new Int32Array(capacity);
+    current = new Int32Array(capacity);
+    best = new Int32Array(capacity);
+    teamSum = new Float64Array(Math.max(teams, teamSum.length));
+    teamFill = new Int32Array(Math.max(teams, teamFill.length));
+  }
+}
+
+/** Number of ways to split teams*perTeam single players into unlabelled teams (as a float). */
+export function partitionCount(teams: number, perTeam: number): number {
+  let count = 1;
+  let remaining = teams * perTeam;
+  for (let t = 0; t < teams && count <= Number.MAX_SAFE_INTEGER; t++) {
+    // Choose the members of the team holding the first remaining player.
+    let ways = 1;
+    for (let i = 0; i < perTeam - 1; i++) ways = (ways * (remaining - 1 - i)) / (i + 1);
+    count *= ways;
+    remaining -= perTeam;
+  }
+  return count;
+}
+
+/**
+ * Fills `teamOf[i]` (0-based team) for units `0..count-1` of `sizes`/`sums` and returns the
+ * imbalance, or -1 when the units cannot be packed into the teams.
+ */
+export function balanceTeams(
+  count: number,
+  sizes: Int32Array,
+  sums: Float64Array,
+  teams: number,
+  perTeam: number,
+  teamOf: Int32Array,
+): number {
+  ensure(count, teams);
+  if (teams === 1) {
+    for (let i = 0; i < count; i++) teamOf[i] = 0;
+    return 0;
+  }
+  // Biggest units first, then highest rating sum: good early solutions and fewer dead ends.
+  for (let i = 0; i < count; i++) order[i] = i;
+  for (let i = 1; i < count; i++) {
+    const u = order[i]!;
+    let j = i - 1;
+    while (j >= 0 && before(u, order[j]!, sizes, sums)) {
+      order[j + 1] = order[j]!;
+      j--;
+    }
+    order[j + 1] = u;
+  }
+  teamSum.fill(0, 0, teams);
+  teamFill.fill(0, 0, teams);
+  const range =
+    partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT
+      ? exact(count, sizes, sums, teams, perTeam)
+      : heuristic(count, sizes, sums, teams, perTeam);
+  if (range < 0) return -1;
+  for (let i = 0; i < count; i++) teamOf[order[i]!] = best[i]!;
+  return range / perTeam;
+}
+
+function before(a: number, b: number, sizes: Int32Array, sums: Float64Array): boolean {
+  if (sizes[a] !== sizes[b]) return sizes[a]! > sizes[b]!;
+  return sums[a]! > sums[b]!;
+}
+
+let bestRange = 0;
+
+function exact(count: number, sizes: Int32Array, sums: Float64Array, teams: number, perTeam: number): number {
+  bestRange = Number.POSITIVE_INFINITY;
+  search(0, count, sizes, sums, teams, perTeam);
+  return bestRange === Number.POSITIVE_INFINITY ? -1 : bestRange;
+}
+
+function search(
+  depth: number,
+  count: number,
+  sizes: Int32Array,
+  sums: Float64Array,
+  teams: number,
+  perTeam: number,
+): void {
+  if (depth === count) {
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    for (let t = 0; t < teams; t++) {
+      const s = teamSum[t]!;
+      if (s < min) min = s;
+      if (s > max) max = s;
+    }
+    const range = max - min;
+    if (range < bestRange) {
+      bestRange = range;
+      best.set(current.subarray(0, count));
+    }
+    return;
+  }
+  const u = order[depth]!;
+  const size = sizes[u]!;
+  const sum = sums[u]!;
+  for (let t = 0; t < teams; t++) {
+    const fill = teamFill[t]!;
+    if (fill + size > perTeam) continue;
+    teamFill[t] = fill + size;
+    teamSum[t] = teamSum[t]! + sum;
+    current[depth] = t;
+    search(depth + 1, count, sizes, sums, teams, perTeam);
+    teamFill[t] = fill;
+    teamSum[t] = teamSum[t]! - sum;
+    if (bestRange === 0) return;
+    // Empty teams are interchangeable: trying the first one is enough.
+    if (fill === 0) return;
+  }
+}
+
+function heuristic(
+  count: number,
+  sizes: Int32Array,
+  sums: Float64Array,
+  teams: number,
+  perTeam: number,
+): number {
+  if (!greedyPlace(count, sizes, sums, teams, perTeam, true)) {
+    teamSum.fill(0, 0, teams);
+    teamFill.fill(0, 0, teams);
+    if (!greedyPlace(count, sizes, sums, teams, perTeam, false)) return -1;
+  }
+  // Improving swaps between the highest- and lowest-sum teams; each strictly lowers the sum of
+  // squared team sums, so the loop ends; the cap bounds the work.
+  for (let iteration = 0; iteration < 4 * count; iteration++) {
+    let hi = 0;
+    let lo = 0;
+    for (let t = 1; t < teams; t++) {
+      if (teamSum[t]! > teamSum[hi]!) hi = t;
+      if (teamSum[t]! < teamSum[lo]!) lo = t;
+    }
+    const diff = teamSum[hi]! - teamSum[lo]!;
+    if (!(diff > 0)) break;
+    let bestI = -1;
+    let bestJ = -1;
+    let bestAfter = diff;
+    for (let i = 0; i < count; i++) {
+      if (best[i] !== hi) continue;
+      const ui = order[i]!;
+      for (let j = 0; j < count; j++) {
+        if (best[j] !== lo) continue;
+        const uj = order[j]!;
+        if (sizes[ui] !== sizes[uj]) continue;
+        const d = sums[ui]! - sums[uj]!;
+        if (!(d > 0 && d < diff)) continue;
+        const after = Math.abs(diff - 2 * d);
+        if (after < bestAfter) {
+          bestAfter = after;
+          bestI = i;
+          bestJ = j;
+        }
+      }
+    }
+    if (bestI < 0) break;
+    const d = sums[order[bestI]!]! - sums[order[bestJ]!]!;
+    best[bestI] = lo;
+    best[bestJ] = hi;
+    teamSum[hi] = teamSum[hi]! - d;
+    teamSum[lo] = teamSum[lo]! + d;
+  }
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let t = 0; t < teams; t++) {
+    if (teamSum[t]! < min) min = teamSum[t]!;
+    if (teamSum[t]! > max) max = teamSum[t]!;
+  }
+  return max - min;
+}
+
+/**
+ * Places units in `order`: by rating (lowest-sum team with room) or, as the packing fallback, by
+ * room (fullest team the unit still fits in). Returns false when a unit finds no team.
+ */
+function greedyPlace(
+  count: number,
+  sizes: Int32Array,
+  sums: Float64Array,
+  teams: number,
+  perTeam: number,
+  byRating: boolean,
+): boolean {
+  for (let i = 0; i < count; i++) {
+    const u = order[i]!;
+    const size = sizes[u]!;
+    let chosen = -1;
+    for (let t = 0; t < teams; t++) {
+      if (teamFill[t]! + size > perTeam) continue;
+      if (chosen < 0) chosen = t;
+      else if (byRating ? teamSum[t]! < teamSum[chosen]! : teamFill[t]! > teamFill[chosen]!) chosen = t;
+    }
+    if (chosen < 0) return false;
+    best[i] = chosen;
+    teamFill[chosen] = teamFill[chosen]! + size;
+    teamSum[chosen] = teamSum[chosen]! + sums[u]!;
+  }
+  return true;
+}
