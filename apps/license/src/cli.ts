@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { EDITIONS, type Edition } from "@arena/contracts";
+import { EDITIONS, type Edition, LICENSE_LIST_DEFAULT_LIMIT, LICENSE_LIST_MAX_LIMIT } from "@arena/contracts";
 import { createLogger } from "@arena/service-kit";
 import { systemClock } from "./clock.js";
 import { createDatabaseClient } from "./db.js";
@@ -33,7 +33,7 @@ const { positionals, values } = parseArgs({
     name: { type: "string" },
     email: { type: "string" },
     edition: { type: "string", default: "community" },
-    limit: { type: "string", default: "50" },
+    limit: { type: "string", default: String(LICENSE_LIST_DEFAULT_LIMIT) },
     cursor: { type: "string" },
   },
 });
@@ -59,7 +59,8 @@ try {
     case "list": {
       const cursor = values.cursor === undefined ? undefined : decodeCursor(values.cursor);
       if (values.cursor !== undefined && !cursor) fail("--cursor is not a cursor from a previous page");
-      print(await licenses.list(Math.min(200, Math.max(1, Number(values.limit) || 50)), cursor));
+      const limit = Number(values.limit) || LICENSE_LIST_DEFAULT_LIMIT;
+      print(await licenses.list(Math.min(LICENSE_LIST_MAX_LIMIT, Math.max(1, limit)), cursor));
       break;
     }
     case "show":

@@ -156,11 +156,31 @@ describe("admin license management", () => {
       ["?limit=0", "/limit"],
       ["?limit=201", "/limit"],
       ["?limit=ten", "/limit"],
+      ["?limit=1.5", "/limit"],
+      ["?limit=", "/limit"],
+      ["?limit=2&limit=3", "/limit"],
       ["?cursor=garbage", "/cursor"],
+      ["?cursor=", "/cursor"],
+      ["?cursor=a&cursor=b", "/cursor"],
     ] as const) {
       const res = await admin.list(query).expect(400);
       expect(res.body.code).toBe("VALIDATION_FAILED");
       expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual([pointer]);
     }
+  });
+
+  it("names a bad limit and a bad cursor in one answer, each with what is wrong", async () => {
+    const res = await admin.list("?limit=500&cursor=garbage").expect(400);
+    expect(res.body.errors).toEqual([
+      { pointer: "/limit", detail: "must be <= 200" },
+      { pointer: "/cursor", detail: "is not a cursor from a previous page" },
+    ]);
+  });
+
+  it("pages 50 licenses when no limit is given and ignores unknown parameters", async () => {
+    for (let i = 0; i < 51; i++) await createLicense(`default-page-${i}@example.com`);
+    const res = await admin.list("?utm_source=mail").expect(200);
+    expect(res.body.licenses).toHaveLength(50);
+    expect(res.body.nextCursor).toEqual(expect.any(String));
   });
 });

@@ -1,3 +1,4 @@
+import { validateRegistrationAccepted } from "@arena/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { Mailer } from "../src/mail/mailer.js";
 import { createHarness, type Harness, nextIp } from "./harness.js";
@@ -30,6 +31,8 @@ describe("registering again with a known e-mail address", () => {
       .post("/v1/registrations")
       .set("X-Forwarded-For", ip)
       .send({ name: "A", email: "same@example.com" });
+    expect(first.status).toBe(202);
+    expect(validateRegistrationAccepted(first.body)).toBe(true);
     expect(second.status).toBe(first.status);
     expect(second.body).toEqual(first.body);
   });
@@ -88,11 +91,12 @@ describe("registering again with a known e-mail address", () => {
       .set("Authorization", `Bearer ${h.env.ADMIN_TOKEN}`)
       .expect(204);
 
-    await h.http
+    const res = await h.http
       .post("/v1/registrations")
       .set("X-Forwarded-For", nextIp())
       .send({ name: "B", email })
       .expect(202);
+    expect(validateRegistrationAccepted(res.body)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.mail.messages.filter((m) => m.to.includes(email))).toHaveLength(1);
     expect(await h.db.license.count({ where: { emailNormalized: email } })).toBe(1);

@@ -1,3 +1,4 @@
+import { validateRotatedSigningKey } from "@arena/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { bearer, createHarness, type Harness } from "./harness.js";
 
@@ -49,6 +50,7 @@ describe("lease signing keys", () => {
       .post("/admin/signing-keys/rotate")
       .set("Authorization", bearer())
       .expect(201);
+    expect(validateRotatedSigningKey(rotated.body)).toBe(true);
     expect(rotated.body.kid).not.toBe(oldKid);
 
     const after = await lease();

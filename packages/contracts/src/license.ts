@@ -21,6 +21,19 @@ export const RegistrationRequestSchema = {
 } as const;
 export type RegistrationRequest = FromSchema<typeof RegistrationRequestSchema>;
 
+/** The 202 answer to every accepted registration: the same whatever happened, so it reveals nothing. */
+export const RegistrationAcceptedSchema = {
+  $id: "RegistrationAccepted",
+  type: "object",
+  required: ["status", "detail"],
+  properties: {
+    status: { type: "string", const: "accepted" },
+    detail: { type: "string", minLength: 1 },
+  },
+  additionalProperties: false,
+} as const;
+export type RegistrationAccepted = FromSchema<typeof RegistrationAcceptedSchema>;
+
 export const ValidateLicenseRequestSchema = {
   $id: "ValidateLicenseRequest",
   type: "object",
@@ -113,6 +126,44 @@ export const LicenseListSchema = {
 } as const;
 export type LicenseList = FromSchema<typeof LicenseListSchema>;
 
+export const LICENSE_LIST_DEFAULT_LIMIT = 50;
+export const LICENSE_LIST_MAX_LIMIT = 200;
+
+/**
+ * The query of `GET /admin/licenses`, after a decimal `limit` is read as its number (query values
+ * arrive as text; anything else is left as text for the schema to reject at `/limit`). Open, as
+ * query strings are: unknown parameters are ignored.
+ */
+export const LicenseListQuerySchema = {
+  $id: "LicenseListQuery",
+  type: "object",
+  properties: {
+    limit: {
+      type: "integer",
+      minimum: 1,
+      maximum: LICENSE_LIST_MAX_LIMIT,
+      description: `Page size; ${LICENSE_LIST_DEFAULT_LIMIT} when omitted.`,
+    },
+    /** Opaque: the `nextCursor` of the previous page. */
+    cursor: { type: "string", minLength: 1 },
+  },
+} as const;
+export type LicenseListQuery = FromSchema<typeof LicenseListQuerySchema>;
+
+/** The 201 answer of `POST /admin/signing-keys/rotate`: the key that signs leases from now on. */
+export const RotatedSigningKeySchema = {
+  $id: "RotatedSigningKey",
+  type: "object",
+  required: ["kid", "createdAt"],
+  properties: {
+    /** The `kid` of the key in the JWKS and in the header of the leases it signs. */
+    kid: { type: "string", minLength: 1 },
+    createdAt: { type: "string", format: "date-time" },
+  },
+  additionalProperties: false,
+} as const;
+export type RotatedSigningKey = FromSchema<typeof RotatedSigningKeySchema>;
+
 /**
  * The claims of a lease JWT (EdDSA, `kid` in the header, keys at `/.well-known/jwks.json`).
  * `iss` is the license service, `aud` the product that holds the lease, `sub` the license id.
@@ -129,9 +180,12 @@ export interface LeaseClaims {
 }
 
 export const validateRegistrationRequest = compile<RegistrationRequest>(RegistrationRequestSchema);
+export const validateRegistrationAccepted = compile<RegistrationAccepted>(RegistrationAcceptedSchema);
 export const validateValidateLicenseRequest = compile<ValidateLicenseRequest>(ValidateLicenseRequestSchema);
 export const validateValidateLicenseResponse = compile<ValidateLicenseResponse>(
   ValidateLicenseResponseSchema,
 );
 export const validateCreateLicenseRequest = compile<CreateLicenseRequest>(CreateLicenseRequestSchema);
 export const validateUpdateLicenseRequest = compile<UpdateLicenseRequest>(UpdateLicenseRequestSchema);
+export const validateLicenseListQuery = compile<LicenseListQuery>(LicenseListQuerySchema);
+export const validateRotatedSigningKey = compile<RotatedSigningKey>(RotatedSigningKeySchema);

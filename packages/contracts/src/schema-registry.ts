@@ -20,9 +20,12 @@ import { LeaderboardRequestSchema, LeaderboardResponseSchema } from "./leaderboa
 import {
   CreatedLicenseSchema,
   CreateLicenseRequestSchema,
+  LicenseListQuerySchema,
   LicenseListSchema,
   LicenseSummarySchema,
+  RegistrationAcceptedSchema,
   RegistrationRequestSchema,
+  RotatedSigningKeySchema,
   UpdateLicenseRequestSchema,
   ValidateLicenseRequestSchema,
   ValidateLicenseResponseSchema,
@@ -79,6 +82,7 @@ const topLevelSchemas = [
   MatchmakingResponseSchema,
   // license service
   RegistrationRequestSchema,
+  RegistrationAcceptedSchema,
   ValidateLicenseRequestSchema,
   ValidateLicenseResponseSchema,
   CreateLicenseRequestSchema,
@@ -86,6 +90,8 @@ const topLevelSchemas = [
   LicenseSummarySchema,
   CreatedLicenseSchema,
   LicenseListSchema,
+  LicenseListQuerySchema,
+  RotatedSigningKeySchema,
   // identity
   InitiateAuthRequestSchema,
   InitiateAuthResponseSchema,

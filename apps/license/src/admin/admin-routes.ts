@@ -1,18 +1,19 @@
 import {
   type CreatedLicense,
+  LICENSE_LIST_DEFAULT_LIMIT,
   type LicenseList,
+  type RotatedSigningKey,
+  toFieldErrors,
   validateCreateLicenseRequest,
+  validateLicenseListQuery,
   validateUpdateLicenseRequest,
 } from "@arena/contracts";
 import { AppError, requireJsonBody, validateOrThrow } from "@arena/service-kit";
 import { type Request, Router } from "express";
 import type { LicenseStore } from "../licenses/license-store.js";
-import { decodeCursor } from "../licenses/list-cursor.js";
+import { decodeCursor, type ListCursor } from "../licenses/list-cursor.js";
 import type { SigningKeys } from "../signing/signing-keys.js";
 import { requireAdminToken } from "./admin-auth.js";
-
-const DEFAULT_PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 200;
 
 export interface AdminRoutesDeps {
   adminToken: string;
@@ -71,7 +72,8 @@ export function adminRoutes({ adminToken, licenses, signingKeys }: AdminRoutesDe
   router.post("/signing-keys/rotate", async (req, res) => {
     const key = await signingKeys.rotate();
     req.log.info({ kid: key.kid }, "lease signing key rotated by admin");
-    res.status(201).json({ kid: key.kid, createdAt: key.createdAt.toISOString() });
+    const rotated: RotatedSigningKey = { kid: key.kid, createdAt: key.createdAt.toISOString() };
+    res.status(201).json(rotated);
   });
 
   return router;
@@ -81,25 +83,20 @@ function notFound(id: string): AppError {
   return new AppError("NOT_FOUND", `No license with id ${id}`);
 }
 
-function parseListQuery(req: Request): { limit: number; cursor: ReturnType<typeof decodeCursor> } {
-  const errors: Array<{ pointer: string; detail: string }> = [];
-  const { limit: rawLimit, cursor: rawCursor } = req.query;
-  let limit = DEFAULT_PAGE_SIZE;
-  if (rawLimit !== undefined) {
-    limit = typeof rawLimit === "string" && /^\d+$/.test(rawLimit) ? Number(rawLimit) : Number.NaN;
-    if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) {
-      errors.push({
-        pointer: "/limit",
-        detail: `query parameter must be an integer from 1 to ${MAX_PAGE_SIZE}`,
-      });
-    }
+/** The list query, checked against `LicenseListQuery`; every bad parameter is named in one answer. */
+function parseListQuery(req: Request): { limit: number; cursor: ListCursor | undefined } {
+  const query: Record<string, unknown> = { ...req.query };
+  // Query values arrive as text: a decimal limit is read as its number, anything else stays text for
+  // the schema to reject at `/limit`.
+  if (typeof query.limit === "string" && /^\d+$/.test(query.limit)) query.limit = Number(query.limit);
+  const valid = validateLicenseListQuery(query);
+  const errors = valid ? [] : toFieldErrors(validateLicenseListQuery.errors);
+  // To the schema a cursor is opaque text; it must also be one we issued.
+  let cursor: ListCursor | undefined;
+  if (typeof query.cursor === "string" && !errors.some((e) => e.pointer === "/cursor")) {
+    cursor = decodeCursor(query.cursor);
+    if (!cursor) errors.push({ pointer: "/cursor", detail: "is not a cursor from a previous page" });
   }
-  let cursor: ReturnType<typeof decodeCursor>;
-  if (rawCursor !== undefined) {
-    cursor = typeof rawCursor === "string" ? decodeCursor(rawCursor) : undefined;
-    if (!cursor)
-      errors.push({ pointer: "/cursor", detail: "query parameter is not a cursor from a previous page" });
-  }
-  if (errors.length > 0) throw AppError.validation(errors);
-  return { limit, cursor };
+  if (!valid || errors.length > 0) throw AppError.validation(errors);
+  return { limit: query.limit ?? LICENSE_LIST_DEFAULT_LIMIT, cursor };
 }

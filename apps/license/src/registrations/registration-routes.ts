@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { validateRegistrationRequest } from "@arena/contracts";
+import { type RegistrationAccepted, validateRegistrationRequest } from "@arena/contracts";
 import { AppError, requireJsonBody, validateOrThrow } from "@arena/service-kit";
 import { Router } from "express";
 import { type LicenseStore, normalizeEmail } from "../licenses/license-store.js";
@@ -17,10 +17,10 @@ export interface RegistrationRoutesDeps {
 }
 
 /** The answer to every accepted registration, whatever happened, so it reveals nothing. */
-const ACCEPTED = {
+const ACCEPTED: RegistrationAccepted = {
   status: "accepted",
   detail: "If the address can receive mail, a license key is on its way to it.",
-} as const;
+};
 
 /** A stable, non-reversible name for an address: rate-limit buckets and logs never hold the address. */
 export function emailFingerprint(email: string): string {
