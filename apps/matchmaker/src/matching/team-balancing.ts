@@ -4,9 +4,10 @@
  * range of the teams' mean ratings.
  *
  * Exact (exhaustive, with the symmetry of empty teams removed) while the number of distinct
- * partitions is at most EXACT_PARTITION_LIMIT (2v2 … 6v6, 3v3v3, 2x5 …); larger matches use a greedy
- * placement (biggest, then highest-rated unit into the lowest-sum team with room) followed by
- * improving swaps of equal-size units between the highest- and lowest-sum teams.
+ * partitions is at most EXACT_PARTITION_LIMIT (2v2 … 7v7, 3v3v3, 2x5 …); larger matches start from
+ * a snake draft (single players only) and from a greedy placement (biggest, then highest-rated unit
+ * into the lowest-sum team with room), improve each by swaps of equal-size units between the highest-
+ * and lowest-sum teams, and keep the better.
  */
 
 export const EXACT_PARTITION_LIMIT = 2000;
@@ -15,6 +16,7 @@ let capacity = 0;
 let order = new Int32Array(0);
 let current = new Int32Array(0);
 let best = new Int32Array(0);
+let alternative = new Int32Array(0);
 let teamSum = new Float64Array(0);
 let teamFill = new Int32Array(0);
 
@@ -24,6 +26,7 @@ function ensure(units: number, teams: number): void {
     order = new Int32Array(capacity);
     current = new Int32Array(capacity);
     best = new Int32Array(capacity);
+    alternative = new Int32Array(capacity);
     teamSum = new Float64Array(Math.max(teams, teamSum.length));
     teamFill = new Int32Array(Math.max(teams, teamFill.length));
   }
@@ -143,13 +146,44 @@ function heuristic(
   teams: number,
   perTeam: number,
 ): number {
+  let singles = true;
+  for (let i = 0; i < count; i++) if (sizes[i] !== 1) singles = false;
+  // Two starts, each improved by swaps: the snake draft (single players only) and greedy placement.
+  let snakeRange = Number.POSITIVE_INFINITY;
+  if (singles) {
+    for (let i = 0; i < count; i++) {
+      const round = Math.floor(i / teams);
+      const slot = i % teams;
+      best[i] = round % 2 === 0 ? slot : teams - 1 - slot;
+    }
+    snakeRange = improve(count, sizes, sums, teams);
+    alternative.set(best.subarray(0, count));
+  }
+  teamFill.fill(0, 0, teams);
+  teamSum.fill(0, 0, teams);
   if (!greedyPlace(count, sizes, sums, teams, perTeam, true)) {
     teamSum.fill(0, 0, teams);
     teamFill.fill(0, 0, teams);
-    if (!greedyPlace(count, sizes, sums, teams, perTeam, false)) return -1;
+    if (!greedyPlace(count, sizes, sums, teams, perTeam, false)) {
+      if (!singles) return -1;
+      best.set(alternative.subarray(0, count));
+      return snakeRange;
+    }
   }
-  // Improving swaps between the highest- and lowest-sum teams; each strictly lowers the sum of
-  // squared team sums, so the loop ends; the cap bounds the work.
+  const greedyRange = improve(count, sizes, sums, teams);
+  if (greedyRange <= snakeRange) return greedyRange;
+  best.set(alternative.subarray(0, count));
+  return snakeRange;
+}
+
+/**
+ * Improving swaps of equal-size units between the highest- and lowest-sum teams of the assignment in
+ * `best`; each strictly lowers the sum of squared team sums, so the loop ends; the cap bounds the work.
+ * Returns the final range of team sums.
+ */
+function improve(count: number, sizes: Int32Array, sums: Float64Array, teams: number): number {
+  teamSum.fill(0, 0, teams);
+  for (let i = 0; i < count; i++) teamSum[best[i]!] = teamSum[best[i]!]! + sums[order[i]!]!;
   for (let iteration = 0; iteration < 4 * count; iteration++) {
     let hi = 0;
     let lo = 0;

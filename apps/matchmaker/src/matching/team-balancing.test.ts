@@ -1,0 +1,146 @@
+import { describe, expect, it } from "@jest/globals";
+import fc from "fast-check";
+import { balanceTeams, EXACT_PARTITION_LIMIT, partitionCount } from "./team-balancing.js";
+
+/** Smallest range of team sums over every capacity-respecting assignment, or -1 if none exists. */
+function bruteForce(sizes: number[], sums: number[], teams: number, perTeam: number): number {
+  let best = Number.POSITIVE_INFINITY;
+  const fill = new Array<number>(teams).fill(0);
+  const total = new Array<number>(teams).fill(0);
+  const visit = (i: number): void => {
+    if (i === sizes.length) {
+      best = Math.min(best, Math.max(...total) - Math.min(...total));
+      return;
+    }
+    for (let t = 0; t < teams; t++) {
+      if (fill[t]! + sizes[i]! > perTeam) continue;
+      fill[t]! += sizes[i]!;
+      total[t]! += sums[i]!;
+      visit(i + 1);
+      fill[t]! -= sizes[i]!;
+      total[t]! -= sums[i]!;
+    }
+  };
+  visit(0);
+  return best === Number.POSITIVE_INFINITY ? -1 : best;
+}
+
+/** Random units (sizes summing to teams * perTeam, none above perTeam) with integer rating sums. */
+const unitsArbitrary = fc
+  .record({
+    shape: fc.constantFrom([2, 1], [2, 2], [2, 3], [2, 5], [3, 2], [3, 3], [4, 1], [4, 2], [2, 6]),
+    cuts: fc.array(fc.integer({ min: 1, max: 6 }), { maxLength: 12 }),
+    ratings: fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 12, maxLength: 12 }),
+  })
+  .map(({ shape: [teams, perTeam], cuts, ratings }) => {
+    const sizes: number[] = [];
+    let left = teams * perTeam;
+    for (const cut of cuts) {
+      if (left === 0) break;
+      const size = Math.min(cut, perTeam, left);
+      sizes.push(size);
+      left -= size;
+    }
+    while (left > 0) {
+      sizes.push(1);
+      left--;
+    }
+    const sums = sizes.map((size, i) => size * ratings[i % ratings.length]!);
+    return { teams: teams!, perTeam: perTeam!, sizes, sums };
+  });
+
+function check(sizes: number[], teamOf: Int32Array, teams: number, perTeam: number): void {
+  const fill = new Array<number>(teams).fill(0);
+  sizes.forEach((size, i) => {
+    fill[teamOf[i]!]! += size;
+  });
+  expect(fill).toEqual(new Array<number>(teams).fill(perTeam));
+}
+
+describe("balanceTeams", () => {
+  it("finds the optimal split of small matches, as brute force does", () => {
+    fc.assert(
+      fc.property(unitsArbitrary, ({ teams, perTeam, sizes, sums }) => {
+        const teamOf = new Int32Array(sizes.length);
+        const imbalance = balanceTeams(
+          sizes.length,
+          Int32Array.from(sizes),
+          Float64Array.from(sums),
+          teams,
+          perTeam,
+          teamOf,
+        );
+        const optimum = bruteForce(sizes, sums, teams, perTeam);
+        if (optimum < 0) {
+          expect(imbalance).toBe(-1);
+          return;
+        }
+        expect(imbalance * perTeam).toBeCloseTo(optimum, 6);
+        check(sizes, teamOf, teams, perTeam);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("splits 1000, 1100, 1900, 2000 into two teams of 3000", () => {
+    const teamOf = new Int32Array(4);
+    const imbalance = balanceTeams(
+      4,
+      Int32Array.of(1, 1, 1, 1),
+      Float64Array.of(1000, 1100, 1900, 2000),
+      2,
+      2,
+      teamOf,
+    );
+    expect(imbalance).toBe(0);
+    expect(teamOf[0]).toBe(teamOf[3]);
+    expect(teamOf[1]).toBe(teamOf[2]);
+  });
+
+  it("keeps a party of two together and fills around it", () => {
+    const teamOf = new Int32Array(3);
+    const imbalance = balanceTeams(
+      3,
+      Int32Array.of(2, 1, 1),
+      Float64Array.of(3000, 1400, 1600),
+      2,
+      2,
+      teamOf,
+    );
+    expect(imbalance).toBe(0);
+    expect(teamOf[1]).toBe(teamOf[2]);
+  });
+
+  it("reports a split that cannot be packed", () => {
+    const teamOf = new Int32Array(2);
+    expect(balanceTeams(2, Int32Array.of(3, 3), Float64Array.of(1, 1), 3, 2, teamOf)).toBe(-1);
+  });
+
+  it("uses the heuristic beyond the exact limit and still fills every team exactly", () => {
+    expect(partitionCount(2, 8)).toBeGreaterThan(EXACT_PARTITION_LIMIT);
+    expect(partitionCount(2, 5)).toBe(126);
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 16, maxLength: 16 }),
+        (ratings) => {
+          const teamOf = new Int32Array(16);
+          const sizes = new Array<number>(16).fill(1);
+          const imbalance = balanceTeams(
+            16,
+            Int32Array.from(sizes),
+            Float64Array.from(ratings),
+            2,
+            8,
+            teamOf,
+          );
+          check(sizes, teamOf, 2, 8);
+          // Never worse than the snake draft (1st, 4th, 5th, 8th, ... best players against the rest).
+          const sorted = [...ratings].sort((a, b) => b - a);
+          const snake = sorted.reduce((diff, r, i) => diff + ((i + 1) % 4 < 2 ? r : -r), 0);
+          expect(imbalance * 8).toBeLessThanOrEqual(Math.abs(snake) + 1e-9);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
