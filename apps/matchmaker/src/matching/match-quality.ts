@@ -13,10 +13,10 @@ export const DEFAULT_TARGET_WAITING_TIME = 20;
 export const IMBALANCE_WEIGHT = 2;
 
 /** The score a match of fresh tickets needs (a spread of about a third of the tolerance). */
-export const FRESH_REQUIRED_SCORE = 0.9;
+export const FRESH_REQUIRED_SCORE = 0.95;
 
 /** Shape of the relaxation: required = FRESH_REQUIRED_SCORE * (1 - wait / target)^CURVE_EXPONENT. */
-export const CURVE_EXPONENT = 2;
+export const CURVE_EXPONENT = 0.25;
 
 /** Robust spread floor relative to the ratings' magnitude, so near-identical ratings never look far apart. */
 const RELATIVE_TOLERANCE_FLOOR = 0.02;
