@@ -129,6 +129,8 @@ export function searchMatches(model: QueueModel, settings: SearchSettings): Foun
   const cH1 = new Int32Array(candidateCap);
   const cH2 = new Int32Array(candidateCap);
   const cDone = new Uint8Array(candidateCap);
+  const bitH1 = new Int32Array(LOCAL_SERVER_BITS);
+  const bitH2 = new Int32Array(LOCAL_SERVER_BITS);
   const seenH1 = new Int32Array(candidateCap);
   const seenH2 = new Int32Array(candidateCap);
 
@@ -276,6 +278,7 @@ export function searchMatches(model: QueueModel, settings: SearchSettings): Foun
 
     // Candidate windows: per server, every split of the missing players between the two sides.
     let nc = 0;
+    let bitsSeen = 0;
     const anchorMin = pMin[a]!;
     const anchorMax = pMax[a]!;
     for (let bits = anchorMask; bits !== 0; ) {
@@ -314,6 +317,22 @@ export function searchMatches(model: QueueModel, settings: SearchSettings): Foun
         nrf++;
       }
       if (ls[nlf]! + rs[nrf]! < need) continue;
+      // Another server with the same nearest neighbours gives the same windows: skip it. (With
+      // parties the fallback below looks further, so every server is tried.)
+      if (!hasParties) {
+        const h1 = (lh1[nlf]! + Math.imul(3, rh1[nrf]!)) | 0;
+        const h2 = (lh2[nlf]! + Math.imul(5, rh2[nrf]!)) | 0;
+        let repeated = false;
+        for (let k = 0; k < bitsSeen; k++) {
+          if (bitH1[k] === h1 && bitH2[k] === h2) {
+            repeated = true;
+            break;
+          }
+        }
+        if (repeated) continue;
+        bitH1[bitsSeen] = h1;
+        bitH2[bitsSeen++] = h2;
+      }
 
       let found = false;
       let b = nrf;

@@ -76,10 +76,12 @@ export function balanceTeams(
   }
   teamSum.fill(0, 0, teams);
   teamFill.fill(0, 0, teams);
-  const range =
-    partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT
-      ? exact(count, sizes, sums, teams, perTeam)
-      : heuristic(count, sizes, sums, teams, perTeam);
+  const exactSplit = partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT;
+  const range = !exactSplit
+    ? heuristic(count, sizes, sums, teams, perTeam)
+    : teams === 2 && count === 2 * perTeam
+      ? exactTwoTeamsOfSingles(count, sums, perTeam)
+      : exact(count, sizes, sums, teams, perTeam);
   if (range < 0) return -1;
   for (let i = 0; i < count; i++) teamOf[order[i]!] = best[i]!;
   return range / perTeam;
@@ -91,6 +93,48 @@ function before(a: number, b: number, sizes: Int32Array, sums: Float64Array): bo
 }
 
 let bestRange = 0;
+let chosen = new Int32Array(0);
+let bestChosen = new Int32Array(0);
+
+/**
+ * Two teams of single players: the team of the best player takes perTeam - 1 of the others; every
+ * such combination is visited in lexicographic order with its sum kept up to date (no recursion).
+ */
+function exactTwoTeamsOfSingles(count: number, sums: Float64Array, perTeam: number): number {
+  const pick = perTeam - 1;
+  if (chosen.length < pick + 1) {
+    chosen = new Int32Array(2 * (pick + 1));
+    bestChosen = new Int32Array(2 * (pick + 1));
+  }
+  let total = 0;
+  for (let i = 0; i < count; i++) total += sums[order[i]!]!;
+  let sum = sums[order[0]!]!;
+  for (let k = 0; k < pick; k++) {
+    chosen[k] = k + 1;
+    sum += sums[order[k + 1]!]!;
+  }
+  let bestDiff = Number.POSITIVE_INFINITY;
+  for (;;) {
+    const diff = Math.abs(total - 2 * sum);
+    if (diff < bestDiff) {
+      bestDiff = diff;
+      for (let k = 0; k < pick; k++) bestChosen[k] = chosen[k]!;
+      if (diff === 0) break;
+    }
+    // Next combination: advance the rightmost index that can move, reset the ones after it.
+    let k = pick - 1;
+    while (k >= 0 && chosen[k] === count - pick + k) k--;
+    if (k < 0) break;
+    for (let j = k; j < pick; j++) sum -= sums[order[chosen[j]!]!]!;
+    chosen[k] = chosen[k]! + 1;
+    for (let j = k + 1; j < pick; j++) chosen[j] = chosen[j - 1]! + 1;
+    for (let j = k; j < pick; j++) sum += sums[order[chosen[j]!]!]!;
+  }
+  for (let i = 0; i < count; i++) best[i] = 1;
+  best[0] = 0;
+  for (let k = 0; k < pick; k++) best[bestChosen[k]!] = 0;
+  return bestDiff;
+}
 
 function exact(count: number, sizes: Int32Array, sums: Float64Array, teams: number, perTeam: number): number {
   bestRange = Number.POSITIVE_INFINITY;
@@ -117,7 +161,7 @@ function search(
     const range = max - min;
     if (range < bestRange) {
       bestRange = range;
-      best.set(current.subarray(0, count));
+      for (let i = 0; i < count; i++) best[i] = current[i]!;
     }
     return;
   }
