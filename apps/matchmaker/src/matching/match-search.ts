@@ -344,10 +344,16 @@ export function searchMatches(model: QueueModel, settings: SearchSettings): Foun
         while (b > 0 && rs[b]! > rest) b--;
         if (rs[b] !== rest) continue;
         const spread = Math.max(anchorMax, lmax[l]!, rmax[b]!) - Math.min(anchorMin, lmin[l]!, rmin[b]!);
-        const oldest = Math.min(anchorOld, lold[l]!, rold[b]!);
-        const req = oldest === anchorOld ? anchorRequired : required(oldest);
         found = true;
-        if (scoreBound(spread, tolerance) < req || nc === candidateCap) continue;
+        // The anchor is usually the oldest ticket of its windows (anchors go oldest first), so its
+        // own requirement, as a largest spread, settles most windows without computing a score.
+        let req = anchorRequired;
+        if (anchorRequired > 0) {
+          const oldest = Math.min(anchorOld, lold[l]!, rold[b]!);
+          if (oldest !== anchorOld) req = required(oldest);
+        }
+        if (req === anchorRequired ? spread > maxDistance : scoreBound(spread, tolerance) < req) continue;
+        if (nc === candidateCap) continue;
         cSpread[nc] = spread;
         cRequired[nc] = req;
         cBit[nc] = low;
@@ -443,6 +449,8 @@ export function searchMatches(model: QueueModel, settings: SearchSettings): Foun
           bestWin[i] = win[i]!;
           bestTeam[i] = winTeam[i]!;
         }
+        // Nothing left can beat a window as good as its spread allows (the rest spread at least as much).
+        if (score === bound) break;
       }
     }
     if (bestScore < 0) continue;
