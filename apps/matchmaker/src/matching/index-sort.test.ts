@@ -42,6 +42,28 @@ describe("index sorts", () => {
     );
   });
 
+  it("sort large arrays (the radix and counting paths) like a comparison sort", () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.constantFrom(1, 3, 1e6, 1e12), (seed, scale) => {
+        let state = seed >>> 0;
+        const next = () => {
+          state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+          return state / 4294967296;
+        };
+        const floats = Array.from({ length: 5000 }, () => Math.round((next() - 0.5) * scale * 8) / 8);
+        const items = Int32Array.from(floats.map((_, i) => i));
+        expect(
+          Array.from(sortIndicesByKey(items, Float64Array.from(floats))).map((i) => floats[i]! + 0),
+        ).toEqual(reference(floats, (k) => k).map((i) => floats[i]! + 0));
+        const seconds = floats.map((f) => 1_700_000_000 + Math.floor(f));
+        expect(Array.from(sortIndicesByWholeKey(items, Float64Array.from(seconds)))).toEqual(
+          reference(seconds, (k) => k),
+        );
+      }),
+      { numRuns: 20 },
+    );
+  });
+
   it("group indices by class keeping their order", () => {
     const items = Int32Array.of(4, 0, 3, 1, 2);
     const classOf = Int32Array.of(1, 0, 1, 0, 1);

@@ -4,7 +4,8 @@
  * cost several times more at 100k items, and this is on the hot path of every request.
  */
 
-const SMALL = 64;
+/** Below this many items a comparison sort beats clearing the radix histograms. */
+const SMALL = 2048;
 const BUCKETS = 1 << 16;
 
 const floatView = new Float64Array(1);
@@ -17,7 +18,7 @@ const lowWord = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
  */
 export function sortIndicesByKey(items: Int32Array, keys: Float64Array): Int32Array {
   const n = items.length;
-  if (n < SMALL) return insertionSort(Int32Array.from(items), keys);
+  if (n < SMALL) return comparisonSort(items, keys);
   const hi = new Uint32Array(n);
   const lo = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
@@ -67,18 +68,10 @@ export function sortIndicesByKey(items: Int32Array, keys: Float64Array): Int32Ar
   return src;
 }
 
-function insertionSort(items: Int32Array, keys: Float64Array): Int32Array {
-  for (let i = 1; i < items.length; i++) {
-    const item = items[i]!;
-    const key = keys[item]!;
-    let j = i - 1;
-    while (j >= 0 && keys[items[j]!]! > key) {
-      items[j + 1] = items[j]!;
-      j--;
-    }
-    items[j + 1] = item;
-  }
-  return items;
+/** Array.prototype.sort is stable, so equal keys keep their order in `items`. */
+function comparisonSort(items: Int32Array, keys: Float64Array): Int32Array {
+  const sorted = Array.from(items).sort((a, b) => keys[a]! - keys[b]!);
+  return Int32Array.from(sorted);
 }
 
 /** Stable counting sort of `items` by a small non-negative integer class (`classOf[item] < classCount`). */
@@ -103,7 +96,9 @@ const MAX_COUNTING_RANGE = 1 << 20;
  */
 export function sortIndicesByWholeKey(items: Int32Array, keys: Float64Array): Int32Array {
   const n = items.length;
-  if (n < SMALL) return insertionSort(Int32Array.from(items), keys);
+  if (n < SMALL) {
+    return Int32Array.from(Array.from(items).sort((a, b) => Math.floor(keys[a]!) - Math.floor(keys[b]!)));
+  }
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < n; i++) {
