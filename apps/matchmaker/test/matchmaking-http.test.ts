@@ -230,3 +230,37 @@ describe("license states", () => {
     expect(expired.body.code).toBe("LICENSE_UNAVAILABLE");
   });
 });
+
+describe("returned tickets", () => {
+  it("refuses a server list that names a server twice", async () => {
+    const res = await request(app())
+      .post("/matchmaking/basic")
+      .send({ game_mode: twoVsTwo, tickets: [ticket("a", 1, { servers: ["eu-1", "eu-2", "eu-1"] })] });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      { pointer: "/tickets/0/servers/2", detail: "repeats a server named earlier in the list" },
+    ]);
+  });
+
+  it("returns every field a ticket came with, unknown ones included", async () => {
+    const odd = ticket("odd", 1500, {
+      partyId: "p",
+      exactEqualityConstraints: { map: "dust", ranked: true },
+      sdk: { version: "1.2", 'quote"key': "ünïcode ✓" },
+      note: null,
+    });
+    const res = await request(app())
+      .post("/matchmaking/basic")
+      .send({ game_mode: twoVsTwo, tickets: [odd], now: NOW });
+    expect(res.status).toBe(200);
+    expect(res.body.unmatchedTickets).toEqual([odd]);
+    expect(res.text).toContain('"rating":1500.0');
+  });
+
+  it("writes a null exactEqualityConstraints as {}", async () => {
+    const res = await request(app())
+      .post("/matchmaking/basic")
+      .send({ game_mode: twoVsTwo, tickets: [ticket("n", 7, { exactEqualityConstraints: null })], now: NOW });
+    expect(res.body.unmatchedTickets[0].exactEqualityConstraints).toEqual({});
+  });
+});

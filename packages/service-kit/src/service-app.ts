@@ -40,6 +40,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const kit = { metrics, lifecycle, logger: options.logger };
 
   app.disable("x-powered-by");
+  // An ETag hashes every answer body; for API answers (megabytes of matches) it is pure cost.
+  app.set("etag", false);
   app.set("trust proxy", "loopback, linklocal, uniquelocal");
   app.use(requestContext(options.logger, metrics));
   app.use((_req, res, next) => {

@@ -29,8 +29,9 @@ export function checkTicketLimit(body: unknown, maxTickets: number): void {
 }
 
 /**
- * The rules a schema cannot express: unique ticket ids, no joins from the future, parties that fit a
- * team, and edition-only features. (A match size below two is already refused by the schema.) Every problem is reported at once.
+ * The rules a schema cannot express (or not cheaply): unique ticket ids, distinct server names, no
+ * joins from the future, parties that fit a team, and edition-only features. (A match size below
+ * two is already refused by the schema.) Every problem is reported at once.
  */
 export function checkMatchmakingRequest(
   gameMode: MatchGameMode,
@@ -48,19 +49,26 @@ export function checkMatchmakingRequest(
     add("/game_mode/maxLatency", "maxLatency needs the advanced edition: use POST /matchmaking/advanced");
   }
 
-  const firstIndexById = new Map<string, number>();
+  const ticketIds = new Set<string>();
   const partySizes = new Map<string, { size: number; first: number }>();
   const latestJoin = now + limits.clockSkewSeconds;
   for (let i = 0; i < tickets.length; i++) {
     const t = tickets[i]!;
-    const seen = firstIndexById.get(t.ticketId);
-    if (seen === undefined) firstIndexById.set(t.ticketId, i);
-    else add(`/tickets/${i}/ticketId`, `duplicates the ticketId of /tickets/${seen}`);
+    const known = ticketIds.size;
+    if (ticketIds.add(t.ticketId).size === known) {
+      const first = tickets.findIndex((other) => other.ticketId === t.ticketId);
+      add(`/tickets/${i}/ticketId`, `duplicates the ticketId of /tickets/${first}`);
+    }
     if (!Number.isFinite(t.rating)) add(`/tickets/${i}/rating`, "must be a finite number");
     if (t.joinTimestamp > latestJoin) {
       add(`/tickets/${i}/joinTimestamp`, `is in the future (now is ${Math.floor(now)})`);
     }
-    if (edition === "basic" && !Array.isArray(t.servers)) {
+    const servers = t.servers;
+    if (Array.isArray(servers)) {
+      const repeated = repeatedServer(servers);
+      if (repeated >= 0)
+        add(`/tickets/${i}/servers/${repeated}`, "repeats a server named earlier in the list");
+    } else if (edition === "basic") {
       add(
         `/tickets/${i}/servers`,
         "a latency map needs the advanced edition: use POST /matchmaking/advanced",
@@ -81,4 +89,20 @@ export function checkMatchmakingRequest(
     }
   }
   if (errors.length > 0) throw AppError.validation(errors);
+}
+
+/** Index of the first name that repeats an earlier one, or -1. Lists are short: pairs beat a Set. */
+function repeatedServer(servers: readonly string[]): number {
+  if (servers.length > 16) {
+    const seen = new Set<string>();
+    for (let i = 0; i < servers.length; i++) {
+      if (seen.has(servers[i]!)) return i;
+      seen.add(servers[i]!);
+    }
+    return -1;
+  }
+  for (let i = 1; i < servers.length; i++) {
+    for (let j = 0; j < i; j++) if (servers[i] === servers[j]) return i;
+  }
+  return -1;
 }
