@@ -6,6 +6,7 @@
  * bounded (O(k · servers) with k a small multiple of the match size), so the whole search is O(n·k).
  */
 import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
+import { searchSingles, singlesSearchApplies } from "./match-search-singles.js";
 import type { QueueModel } from "./queue-model.js";
 import { balanceTeams } from "./team-balancing.js";
 
@@ -45,7 +46,15 @@ function fmix(h: number): number {
   return h;
 }
 
+/** The search: the single-ticket fast path when it applies (same choices), else the general one. */
 export function searchMatches(model: QueueModel, settings: SearchSettings): FoundMatches {
+  return singlesSearchApplies(model, settings.teams, settings.perTeam)
+    ? searchSingles(model, settings)
+    : searchMatchesGeneral(model, settings);
+}
+
+/** The general search: parties, more than 32 servers. */
+export function searchMatchesGeneral(model: QueueModel, settings: SearchSettings): FoundMatches {
   const { teams, perTeam, now, targetWaitingTime, maxWaitingTime, tolerance } = settings;
   const matchSize = teams * perTeam;
   const needsBalance = teams >= 2 && perTeam >= 2;
