@@ -16,6 +16,7 @@ export function createApp(deps: MatchmakerDeps): ServiceApp {
     name: "matchmaker",
     logger: deps.logger,
     bodyLimit: deps.config.MAX_BODY_BYTES,
+    keepRawBody: true,
     readiness: [licenseReadinessCheck(deps.license)],
     routes(app) {
       mountMatchmakingRoutes(app, {

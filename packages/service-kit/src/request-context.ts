@@ -10,6 +10,8 @@ declare global {
       id: string;
       /** A logger bound to this request's id. */
       log: Logger;
+      /** The JSON body's bytes as received (after content-encoding), when the app asked to keep them. */
+      rawBody?: { bytes: Buffer; encoding: string };
     }
   }
 }

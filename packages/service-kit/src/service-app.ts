@@ -15,6 +15,8 @@ export interface ServiceAppOptions {
   /** Media types parsed as JSON, besides application/json (the gateway adds x-amz-json-1.1). */
   jsonTypes?: string[];
   readiness?: ReadinessCheck[];
+  /** Keep the undecoded JSON body as `req.rawBody` (the matchmaker copies tickets from it). */
+  keepRawBody?: boolean;
   /** Mounts the app's own routes; called after the kit's middleware and before its fallbacks. */
   routes: (app: Express, kit: ServiceKitContext) => void;
 }
@@ -55,6 +57,13 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       limit: options.bodyLimit ?? "1mb",
       type: ["application/json", "application/*+json", ...(options.jsonTypes ?? [])],
       strict: false,
+      ...(options.keepRawBody
+        ? {
+            verify: (req: Request, _res: Response, raw: Buffer, encoding: string) => {
+              req.rawBody = { bytes: raw, encoding };
+            },
+          }
+        : {}),
     }),
   );
   options.routes(app, kit);

@@ -1,16 +1,32 @@
+import { isAscii } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import { validateMatchmakingRequest } from "@arena/contracts";
 import type { LicenseClient } from "@arena/license-client";
 import { requireJsonBody, validateOrThrow } from "@arena/service-kit";
 import type { Express, Request, Response } from "express";
-import { findMatches, type MatchGameMode, type MatchTicket } from "../matching/index.js";
+import { findMatches, type MatchGameMode, type MatchResult, type MatchTicket } from "../matching/index.js";
 import {
   checkMatchmakingRequest,
   checkTicketLimit,
   type Edition,
   type RequestLimits,
 } from "./request-checks.js";
-import { serializeMatchResult } from "./response-serializer.js";
+import { serializeMatchResult, writeMatchResultFromSpans } from "./response-serializer.js";
+import { scanTicketSpans } from "./ticket-spans.js";
+
+/**
+ * The answer's text: assembled from slices of the request's own text when the body is ASCII and
+ * can be scanned (the fast path), else serialized from the parsed tickets. Both give the same JSON.
+ */
+function writeAnswer(req: Request, tickets: readonly MatchTicket[], result: MatchResult): string {
+  const raw = req.rawBody;
+  if (!raw || !isAscii(raw.bytes)) return serializeMatchResult(result);
+  const spans = scanTicketSpans(raw.bytes, tickets.length);
+  if (!spans) return serializeMatchResult(result);
+  const indexOf = new Map<MatchTicket, number>();
+  for (let i = 0; i < tickets.length; i++) indexOf.set(tickets[i]!, i);
+  return writeMatchResultFromSpans(result, raw.bytes.toString("latin1"), spans, indexOf);
+}
 
 export interface MatchmakingRouteDeps {
   license: Pick<LicenseClient, "require">;
@@ -33,7 +49,7 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
     const result = findMatches(gameMode, tickets, { now, edition, idSeed: randomUUID() });
-    res.type("application/json").send(serializeMatchResult(result));
+    res.type("application/json").send(writeAnswer(req, tickets, result));
   };
   app.post("/matchmaking/basic", handle("basic"));
   app.post("/matchmaking/advanced", handle("advanced"));
