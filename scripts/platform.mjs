@@ -49,6 +49,7 @@ function apps(secrets) {
       name: "matchmaker",
       port: 8000,
       env: { PORT: "8000", LICENSE_URL: "http://127.0.0.1:8082" },
+      nodeFlags: ["--max-semi-space-size=64"],
       needsLicense: true,
     },
   ];
@@ -122,11 +123,15 @@ async function start() {
   for (const app of apps(secrets)) {
     const env = { ...process.env, ...app.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" };
     if (app.needsLicense) env.LICENSE_KEY = await devLicense(secrets);
-    const child = spawn(process.execPath, [join(root, "apps", app.name, "dist", "main.js")], {
-      cwd: join(root, "apps", app.name),
-      env,
-      stdio: "inherit",
-    });
+    const child = spawn(
+      process.execPath,
+      [...(app.nodeFlags ?? []), join(root, "apps", app.name, "dist", "main.js")],
+      {
+        cwd: join(root, "apps", app.name),
+        env,
+        stdio: "inherit",
+      },
+    );
     children.set(app.name, child);
     child.on("exit", (code, signal) => {
       if (!stopping) {

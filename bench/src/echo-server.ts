@@ -5,6 +5,10 @@ import { createServer } from "node:http";
  * Run as its own process so it is measured exactly like the matchmaker.
  */
 const server = createServer((req, res) => {
+  if (req.method === "GET") {
+    res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {

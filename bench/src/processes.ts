@@ -13,8 +13,9 @@ export async function startService(
   port: number,
   env: Record<string, string>,
   readyPath = "/livez",
+  nodeFlags: string[] = [],
 ): Promise<Service> {
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeFlags, script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
     stdio: ["ignore", "inherit", "inherit"],
   });

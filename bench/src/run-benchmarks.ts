@@ -9,8 +9,11 @@ import { peakRssMiB, type Service, startService, stopService } from "./processes
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const resultsFile = join(root, "bench", "results", "latest.json");
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
+/** The matchmaker's production V8 flags (its Dockerfile and start script); the echo gets the same. */
+const NODE_FLAGS = ["--max-semi-space-size=64"];
 
-async function startLicensedMatchmaker(): Promise<Service[]> {
+/** Starts the real license service and a licensed matchmaker; `started` collects them for cleanup. */
+async function startLicensedMatchmaker(started: Service[]): Promise<Service[]> {
   const licenseDir = join(root, "apps", "license");
   const databaseUrl =
     process.env.BENCH_LICENSE_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/arena_bench_license";
@@ -25,6 +28,7 @@ async function startLicensedMatchmaker(): Promise<Service[]> {
     SIGNING_KEY_SECRET: "bench-signing-key-secret-0123456789abcdef",
     MAIL_DIR: join(root, ".dev", "bench-mail"),
   });
+  started.push(license);
   const created = await fetch(`${license.url}/admin/licenses`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` },
@@ -39,25 +43,35 @@ async function startLicensedMatchmaker(): Promise<Service[]> {
     18000,
     { LICENSE_KEY: licenseKey, LICENSE_URL: license.url },
     "/readyz",
+    NODE_FLAGS,
   );
+  started.push(matchmaker);
   return [license, matchmaker];
 }
 
 async function main(): Promise<void> {
   const started = new Date();
   console.log("Matchmaker speed (median wall time per request over HTTP, same body to both):");
-  const [license, matchmaker] = await startLicensedMatchmaker();
-  const echo = await startService("echo", join(root, "bench", "dist", "echo-server.js"), 18090, {}, "/");
+  const services: Service[] = [];
   let speed: Awaited<ReturnType<typeof runSpeedBenchmark>>;
   let memory: { matchmakerPeakRssMiB: number; echoPeakRssMiB: number };
   try {
+    const [, matchmaker] = await startLicensedMatchmaker(services);
+    const echo = await startService(
+      "echo",
+      join(root, "bench", "dist", "echo-server.js"),
+      18090,
+      {},
+      "/livez",
+    );
+    services.push(echo);
     speed = await runSpeedBenchmark(echo.url, matchmaker!.url);
     memory = {
       matchmakerPeakRssMiB: peakRssMiB(matchmaker!.child.pid!),
       echoPeakRssMiB: peakRssMiB(echo.child.pid!),
     };
   } finally {
-    await Promise.all([echo, matchmaker!, license!].map(stopService));
+    await Promise.all(services.map(stopService));
   }
 
   const byMode = (mode: string, tickets: number) =>
@@ -71,6 +85,7 @@ async function main(): Promise<void> {
 
   console.log("\nQuality (queue replayed second by second):");
   const quality = await runQuality();
+  console.log(quality.text);
 
   const report = {
     generatedAt: started.toISOString(),
@@ -78,7 +93,7 @@ async function main(): Promise<void> {
     matchmakerSpeed: speed,
     growth,
     memory,
-    quality,
+    quality: quality.report,
   };
   mkdirSync(dirname(resultsFile), { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
@@ -91,12 +106,14 @@ async function main(): Promise<void> {
 }
 
 /** The quality benchmark lives with the algorithm, in the matchmaker's build. */
-async function runQuality(): Promise<unknown> {
-  const modulePath = join(root, "apps", "matchmaker", "dist", "bench", "quality-bench.js");
-  const { runQualityBenchmark } = (await import(modulePath)) as {
+async function runQuality(): Promise<{ report: unknown; text: string }> {
+  const modulePath = join(root, "apps", "matchmaker", "dist", "matching", "quality-benchmark.js");
+  const { runQualityBenchmark, formatQualityReport } = (await import(modulePath)) as {
     runQualityBenchmark: () => Promise<unknown>;
+    formatQualityReport: (report: unknown) => string;
   };
-  return runQualityBenchmark();
+  const report = await runQualityBenchmark();
+  return { report, text: formatQualityReport(report) };
 }
 
 main().catch((err: unknown) => {
