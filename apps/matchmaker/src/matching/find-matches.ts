@@ -53,46 +53,39 @@ export function findMatches(
       : undefined;
 
   const matched = new Uint8Array(tickets.length);
-  const matchSuggestions: MatchSuggestion[] = [];
-  if (found !== undefined && found.count > 0) {
-    const ids = generateMatchIds(options.idSeed ?? "", found.count, teams, (m) => {
-      const firstUnit = found.units[found.unitStart[m]!]!;
-      return tickets[model.unitMembers[model.unitMemberStart[firstUnit]!]!]!.ticketId;
-    });
+  const matchCount = found === undefined ? 0 : found.count;
+  const matchSuggestions = new Array<MatchSuggestion>(matchCount);
+  if (found !== undefined && matchCount > 0) {
+    const ids = generateMatchIds(options.idSeed ?? "", matchCount, teams);
     const chooser = new ServerChooser(model);
     const matchTickets = new Int32Array(teams * perTeam);
-    for (let m = 0; m < found.count; m++) {
-      const teamTickets: MatchTicket[][] = [];
-      for (let t = 0; t < teams; t++) teamTickets.push([]);
+    const { unitStart, units, unitTeam, score } = found;
+    const { unitMemberStart, unitMembers, serverNames } = model;
+    let idAt = 0;
+    for (let m = 0; m < matchCount; m++) {
+      const from = unitStart[m]!;
+      const to = unitStart[m + 1]!;
+      const matchTeams = new Array<MatchedTeam>(teams);
+      const matchId = ids[idAt++]!;
+      for (let t = 0; t < teams; t++) matchTeams[t] = { id: ids[idAt++]!, tickets: [] };
       let count = 0;
-      for (let i = found.unitStart[m]!; i < found.unitStart[m + 1]!; i++) {
-        const u = found.units[i]!;
-        const team = teamTickets[found.unitTeam[i]!]!;
-        for (let k = model.unitMemberStart[u]!; k < model.unitMemberStart[u + 1]!; k++) {
-          const t = model.unitMembers[k]!;
+      for (let i = from; i < to; i++) {
+        const u = units[i]!;
+        const team = matchTeams[unitTeam[i]!]!.tickets;
+        for (let k = unitMemberStart[u]!; k < unitMemberStart[u + 1]!; k++) {
+          const t = unitMembers[k]!;
           matched[t] = 1;
           matchTickets[count++] = t;
           team.push(tickets[t]!);
         }
       }
-      const server = chooser.choose(
-        found.units,
-        found.unitStart[m]!,
-        found.unitStart[m + 1]!,
-        matchTickets,
-        count,
-      );
-      const idAt = m * (teams + 1);
-      const matchTeams: MatchedTeam[] = teamTickets.map((members, index) => ({
-        id: ids[idAt + 1 + index]!,
-        tickets: members,
-      }));
-      matchSuggestions.push({
-        id: ids[idAt]!,
-        server: model.serverNames[server]!,
-        matchScore: found.score[m]!,
+      const server = chooser.choose(units, from, to, matchTickets, count);
+      matchSuggestions[m] = {
+        id: matchId,
+        server: serverNames[server]!,
+        matchScore: score[m]!,
         teams: matchTeams,
-      });
+      };
     }
   }
 

@@ -6,7 +6,7 @@
 
 /** Below this many items a comparison sort beats clearing the radix histograms. */
 const SMALL = 2048;
-const BUCKETS = 1 << 16;
+const DIGIT_BUCKETS = 1 << 11;
 
 const floatView = new Float64Array(1);
 const wordView = new Uint32Array(floatView.buffer);
@@ -19,51 +19,56 @@ const lowWord = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
 export function sortIndicesByKey(items: Int32Array, keys: Float64Array): Int32Array {
   const n = items.length;
   if (n < SMALL) return comparisonSort(items, keys);
+  // LSD radix sort on the order-preserving high word (11-bit digits, histograms in one pass);
+  // keys that share it (rare: they differ only in the last 32 mantissa bits) are then put in order
+  // by an insertion pass, which is stable.
   const hi = new Uint32Array(n);
-  const lo = new Uint32Array(n);
+  const counts = new Uint32Array(3 * DIGIT_BUCKETS);
   for (let i = 0; i < n; i++) {
     floatView[0] = keys[items[i]!]!;
     let h = wordView[1 - lowWord]!;
-    let l = wordView[lowWord]!;
     // Order-preserving map of doubles to unsigned integers: flip all bits of negatives, the sign of the rest.
-    if (h >>> 31 === 1) {
-      h = ~h >>> 0;
-      l = ~l >>> 0;
-    } else {
-      h = (h | 0x80000000) >>> 0;
-    }
+    h = h >>> 31 === 1 ? ~h >>> 0 : (h | 0x80000000) >>> 0;
     hi[i] = h;
-    lo[i] = l;
+    counts[h & 0x7ff]!++;
+    counts[DIGIT_BUCKETS + ((h >>> 11) & 0x7ff)]!++;
+    counts[2 * DIGIT_BUCKETS + (h >>> 22)]!++;
   }
   let src = Int32Array.from(items);
   let srcHi = hi;
-  let srcLo = lo;
   let dst = new Int32Array(n);
   let dstHi = new Uint32Array(n);
-  let dstLo = new Uint32Array(n);
-  const counts = new Uint32Array(BUCKETS);
-  for (let pass = 0; pass < 4; pass++) {
-    const words = pass < 2 ? srcLo : srcHi;
-    const shift = (pass & 1) * 16;
-    counts.fill(0);
-    for (let i = 0; i < n; i++) counts[(words[i]! >>> shift) & 0xffff]!++;
-    if (counts[(words[0]! >>> shift) & 0xffff] === n) continue;
+  for (let pass = 0; pass < 3; pass++) {
+    const shift = 11 * pass;
+    const base = pass * DIGIT_BUCKETS;
+    if (counts[base + ((srcHi[0]! >>> shift) & 0x7ff)] === n) continue;
     let sum = 0;
-    for (let b = 0; b < BUCKETS; b++) {
+    for (let b = base; b < base + DIGIT_BUCKETS; b++) {
       const c = counts[b]!;
       counts[b] = sum;
       sum += c;
     }
     for (let i = 0; i < n; i++) {
-      const d = (words[i]! >>> shift) & 0xffff;
-      const at = counts[d]!++;
+      const h = srcHi[i]!;
+      const at = counts[base + ((h >>> shift) & 0x7ff)]!++;
       dst[at] = src[i]!;
-      dstHi[at] = srcHi[i]!;
-      dstLo[at] = srcLo[i]!;
+      dstHi[at] = h;
     }
     [src, dst] = [dst, src];
     [srcHi, dstHi] = [dstHi, srcHi];
-    [srcLo, dstLo] = [dstLo, srcLo];
+  }
+  for (let i = 1; i < n; i++) {
+    const h = srcHi[i]!;
+    if (h !== srcHi[i - 1]) continue;
+    const item = src[i]!;
+    const key = keys[item]!;
+    if (!(key < keys[src[i - 1]!]!)) continue;
+    let j = i - 1;
+    while (j >= 0 && srcHi[j] === h && key < keys[src[j]!]!) {
+      src[j + 1] = src[j]!;
+      j--;
+    }
+    src[j + 1] = item;
   }
   return src;
 }

@@ -1,8 +1,7 @@
 /**
- * Deterministic version-4-shaped UUIDs: a 128-bit hash of (seed, the match's first ticket id) for a
- * match, and of (match hash, team index) for its teams. A ticket is in at most one match, so ids are
- * distinct within a response; the same request and seed give the same ids, and a random seed per
- * request (as the HTTP shell passes) gives fresh ones.
+ * Deterministic version-4-shaped UUIDs: a 128-bit hash of (seed, the id's index in the response).
+ * Ids are distinct within a response by construction; the same request and seed give the same ids,
+ * and a random seed per request (as the HTTP shell passes) gives fresh ones.
  *
  * All ids of a response are written as ASCII into one buffer and decoded once; each id is then a
  * slice of that string, which costs far less than building tens of thousands of strings piecewise.
@@ -50,31 +49,31 @@ function writeUuid(words: Uint32Array, at: number, bytes: Uint8Array, offset: nu
 
 /**
  * Ids for `matchCount` matches of `teams` teams: entry `m * (teams + 1)` is match m's id, the next
- * `teams` entries its team ids.
+ * `teams` entries its team ids. Entry i is hashed from (seed, i): the first word is a bijection of
+ * i (a seeded offset through the invertible murmur3 finaliser), so the ids of a response are
+ * distinct by construction, and the other three words chain from it. Only the seed's characters are
+ * hashed, once per response.
  */
-export function generateMatchIds(
-  seed: string,
-  matchCount: number,
-  teams: number,
-  firstTicketIdOf: (match: number) => string,
-): string[] {
+export function generateMatchIds(seed: string, matchCount: number, teams: number): string[] {
   const seedWords = new Uint32Array(4);
   hashInto(seed, LANE_SEEDS, seedWords, 0);
-  const perMatch = teams + 1;
-  const total = matchCount * perMatch;
-  const words = new Uint32Array(4 * total);
-  for (let m = 0; m < matchCount; m++) {
-    const at = 4 * m * perMatch;
-    hashInto(firstTicketIdOf(m), seedWords, words, at);
-    for (let t = 0; t < teams; t++) {
-      const teamAt = at + 4 * (t + 1);
-      for (let lane = 0; lane < 4; lane++) {
-        words[teamAt + lane] = fmix((words[at + lane]! ^ Math.imul(t + 1, 0x9e3779b9)) + lane + 1);
-      }
-    }
-  }
+  const s0 = seedWords[0]!;
+  const s1 = seedWords[1]!;
+  const s2 = seedWords[2]!;
+  const s3 = seedWords[3]!;
+  const total = matchCount * (teams + 1);
+  const words = new Uint32Array(4);
   const bytes = Buffer.allocUnsafe(total * UUID_LENGTH);
-  for (let i = 0; i < total; i++) writeUuid(words, 4 * i, bytes, i * UUID_LENGTH);
+  for (let i = 0; i < total; i++) {
+    const w0 = fmix((s0 + i) | 0);
+    const w1 = fmix(w0 ^ s1);
+    const w2 = fmix((w1 + s2) | 0);
+    words[0] = w0;
+    words[1] = w1;
+    words[2] = w2;
+    words[3] = fmix(w2 ^ s3);
+    writeUuid(words, 0, bytes, i * UUID_LENGTH);
+  }
   const text = bytes.toString("latin1");
   const ids = new Array<string>(total);
   for (let i = 0; i < total; i++) ids[i] = text.slice(i * UUID_LENGTH, (i + 1) * UUID_LENGTH);

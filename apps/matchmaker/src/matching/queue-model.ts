@@ -9,11 +9,13 @@ import type { MatchGameMode, MatchTicket } from "./types.js";
 export interface QueueModel {
   ticketCount: number;
   ratings: Float64Array;
-  /** Ticket server entries (CSR): ids, latency in ms (NaN for a server list), position in the list. */
+  /**
+   * Ticket server entries (CSR): ids, and latency in ms (NaN for a server list; undefined when no
+   * ticket has a latency map). An entry's position in its ticket's list is `e - ticketServerStart[t]`.
+   */
   ticketServerStart: Int32Array;
   ticketServerId: Int32Array;
-  ticketServerLatency: Float64Array;
-  ticketServerPosition: Int32Array;
+  ticketServerLatency: Float64Array | undefined;
   serverNames: string[];
 
   unitCount: number;
@@ -100,9 +102,9 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
   const ticketGroup = new Int32Array(n);
   const ticketUnit = new Int32Array(n);
   const ticketServerStart = new Int32Array(n + 1);
-  const serverIds = new IntBuffer(n * 4);
-  const serverLatency = new FloatBuffer(n * 4);
-  const serverPosition = new IntBuffer(n * 4);
+  const serverIds = new IntBuffer(n * 5);
+  // Created at the first latency map; entries before it are server lists (NaN).
+  let serverLatency: FloatBuffer | undefined;
   const serverIndex = new Map<string, number>();
   const serverNames: string[] = [];
   const groupIndex = new Map<string, number>();
@@ -156,19 +158,20 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
     if (Array.isArray(servers)) {
       for (let i = 0; i < servers.length; i++) {
         serverIds.push(serverId(servers[i] as string));
-        serverLatency.push(Number.NaN);
-        serverPosition.push(i);
+        if (serverLatency !== undefined) serverLatency.push(Number.NaN);
       }
     } else if (servers !== null && typeof servers === "object") {
       const map = servers as Readonly<Record<string, number>>;
-      let position = 0;
+      if (serverLatency === undefined) {
+        serverLatency = new FloatBuffer(Math.max(serverIds.data.length, 16));
+        for (let e = 0; e < serverIds.length; e++) serverLatency.push(Number.NaN);
+      }
       for (const name in map) {
         if (!hasOwn.call(map, name)) continue;
         const latency = map[name];
         if (typeof latency !== "number" || !(latency >= 0) || latency > maxLatency) continue;
         serverIds.push(serverId(name));
         serverLatency.push(latency);
-        serverPosition.push(position++);
       }
     }
     ticketServerStart[t + 1] = serverIds.length;
@@ -176,6 +179,157 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
 
   const serverCount = serverNames.length;
 
+  const units =
+    partyIndex.size === 0
+      ? singleTicketUnits(
+          n,
+          playersPerTeam,
+          ratings,
+          joins,
+          ticketGroup,
+          ticketServerStart,
+          serverIds,
+          serverCount,
+        )
+      : partyUnits(
+          n,
+          unitCount,
+          playersPerTeam,
+          ratings,
+          joins,
+          ticketGroup,
+          ticketUnit,
+          ticketServerStart,
+          serverIds,
+          serverCount,
+        );
+  const {
+    unitSize,
+    unitMemberStart,
+    unitMembers,
+    unitSum,
+    unitMin,
+    unitMax,
+    unitMean,
+    unitOldest,
+    unitGroup,
+    unitServerStart,
+    unitServerId,
+    eligible,
+    mask,
+  } = units;
+
+  let eligibleCount = 0;
+  for (let u = 0; u < unitCount; u++) eligibleCount += eligible[u]!;
+  const matchable = new Int32Array(eligibleCount);
+  for (let u = 0, i = 0; u < unitCount; u++) if (eligible[u] === 1) matchable[i++] = u;
+
+  const byRating = sortIndicesByKey(matchable, unitMean);
+  const ratingOrder = sortIndicesByClass(byRating, unitGroup, groupIndex.size);
+  const anchorOrder = sortIndicesByWholeKey(matchable, unitOldest);
+
+  return {
+    ticketCount: n,
+    ratings,
+    ticketServerStart,
+    ticketServerId: serverIds.data.subarray(0, serverIds.length),
+    ticketServerLatency: serverLatency?.data.subarray(0, serverLatency.length),
+    serverNames,
+    unitCount,
+    unitMemberStart,
+    unitMembers,
+    unitSize,
+    unitSum,
+    unitMin,
+    unitMax,
+    unitMean,
+    unitOldest,
+    unitGroup,
+    unitServerStart,
+    unitServerId,
+    unitServerMask: mask,
+    hasParties,
+    ratingOrder,
+    groupCount: groupIndex.size,
+    anchorOrder,
+  };
+}
+
+interface Units {
+  unitSize: Int32Array;
+  unitMemberStart: Int32Array;
+  unitMembers: Int32Array;
+  unitSum: Float64Array;
+  unitMin: Float64Array;
+  unitMax: Float64Array;
+  unitMean: Float64Array;
+  unitOldest: Float64Array;
+  unitGroup: Int32Array;
+  unitServerStart: Int32Array;
+  unitServerId: Int32Array;
+  eligible: Uint8Array;
+  mask: Int32Array | undefined;
+}
+
+/** No ticket has a party: every ticket is its own unit, and most arrays are the tickets' own. */
+function singleTicketUnits(
+  n: number,
+  playersPerTeam: number,
+  ratings: Float64Array,
+  joins: Float64Array,
+  ticketGroup: Int32Array,
+  ticketServerStart: Int32Array,
+  serverIds: IntBuffer,
+  serverCount: number,
+): Units {
+  const identity = new Int32Array(n + 1);
+  for (let i = 0; i <= n; i++) identity[i] = i;
+  const sum = new Float64Array(n);
+  // 0 + r as in a party's sum (so -0 becomes 0, exactly as the general path computes it).
+  for (let t = 0; t < n; t++) sum[t] = 0 + ratings[t]!;
+  const ids = serverIds.data;
+  const eligible = new Uint8Array(n);
+  const mask = serverCount <= 32 ? new Int32Array(n) : undefined;
+  const fits = playersPerTeam >= 1 ? 1 : 0;
+  for (let t = 0; t < n; t++) {
+    const from = ticketServerStart[t]!;
+    const to = ticketServerStart[t + 1]!;
+    eligible[t] = to > from ? fits : 0;
+    if (mask !== undefined) {
+      let bits = 0;
+      for (let e = from; e < to; e++) bits |= 1 << ids[e]!;
+      mask[t] = bits;
+    }
+  }
+  return {
+    unitSize: new Int32Array(n).fill(1),
+    unitMemberStart: identity,
+    unitMembers: identity.subarray(0, n),
+    unitSum: sum,
+    unitMin: ratings,
+    unitMax: ratings,
+    unitMean: sum,
+    unitOldest: joins,
+    unitGroup: ticketGroup,
+    unitServerStart: ticketServerStart,
+    unitServerId: ids.subarray(0, serverIds.length),
+    eligible,
+    mask,
+  };
+}
+
+function partyUnits(
+  n: number,
+  unitCount: number,
+  playersPerTeam: number,
+  ratings: Float64Array,
+  joins: Float64Array,
+  ticketGroup: Int32Array,
+  ticketUnit: Int32Array,
+  ticketServerStart: Int32Array,
+  serverIds: IntBuffer,
+  serverCount: number,
+): Units {
   // Units: members in input order (counting sort by unit).
   const unitSize = new Int32Array(unitCount);
   for (let t = 0; t < n; t++) unitSize[ticketUnit[t]!]!++;
@@ -258,27 +412,10 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
       sameGroup && size <= playersPerTeam && unitServerStart[u + 1]! > unitServerStart[u]! ? 1 : 0;
   }
 
-  let eligibleCount = 0;
-  for (let u = 0; u < unitCount; u++) eligibleCount += eligible[u]!;
-  const matchable = new Int32Array(eligibleCount);
-  for (let u = 0, i = 0; u < unitCount; u++) if (eligible[u] === 1) matchable[i++] = u;
-
-  const byRating = sortIndicesByKey(matchable, unitMean);
-  const ratingOrder = sortIndicesByClass(byRating, unitGroup, groupIndex.size);
-  const anchorOrder = sortIndicesByWholeKey(matchable, unitOldest);
-
   return {
-    ticketCount: n,
-    ratings,
-    ticketServerStart,
-    ticketServerId: serverIds.data.subarray(0, serverIds.length),
-    ticketServerLatency: serverLatency.data.subarray(0, serverLatency.length),
-    ticketServerPosition: serverPosition.data.subarray(0, serverPosition.length),
-    serverNames,
-    unitCount,
+    unitSize,
     unitMemberStart,
     unitMembers,
-    unitSize,
     unitSum,
     unitMin,
     unitMax,
@@ -287,10 +424,7 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
     unitGroup,
     unitServerStart,
     unitServerId: unitServerIds.data.subarray(0, unitServerIds.length),
-    unitServerMask: mask,
-    hasParties,
-    ratingOrder,
-    groupCount: groupIndex.size,
-    anchorOrder,
+    eligible,
+    mask,
   };
 }

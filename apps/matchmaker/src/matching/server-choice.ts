@@ -54,10 +54,12 @@ export class ServerChooser {
       if ((shared & (shared - 1)) === 0) return 31 - Math.clz32(shared);
     }
     const round = this.round++;
+    const latencies = m.ticketServerLatency;
     let touched = 0;
     for (let i = 0; i < ticketCount; i++) {
       const t = tickets[i]!;
-      for (let e = m.ticketServerStart[t]!; e < m.ticketServerStart[t + 1]!; e++) {
+      const first = m.ticketServerStart[t]!;
+      for (let e = first; e < m.ticketServerStart[t + 1]!; e++) {
         const s = m.ticketServerId[e]!;
         if (this.stamp[s] !== round) {
           this.stamp[s] = round;
@@ -69,12 +71,12 @@ export class ServerChooser {
           this.touched[touched++] = s;
         }
         this.count[s]!++;
-        const latency = m.ticketServerLatency[e]!;
+        const latency = latencies === undefined ? Number.NaN : latencies[e]!;
         if (!Number.isNaN(latency)) {
           if (latency > this.worstLatency[s]!) this.worstLatency[s] = latency;
           this.sumLatency[s] = this.sumLatency[s]! + latency;
         } else {
-          const position = m.ticketServerPosition[e]!;
+          const position = e - first;
           if (position > this.worstPosition[s]!) this.worstPosition[s] = position;
           this.sumPosition[s] = this.sumPosition[s]! + position;
         }
