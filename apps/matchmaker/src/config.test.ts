@@ -1,0 +1,31 @@
+import { ConfigError } from "@arena/service-kit";
+import { describe, expect, it } from "@jest/globals";
+import { loadMatchmakerConfig } from "./config.js";
+
+describe("matchmaker configuration", () => {
+  it("needs only a license key, with defaults for everything else", () => {
+    const config = loadMatchmakerConfig({ LICENSE_KEY: "lk_abc" });
+    expect(config).toMatchObject({
+      PORT: 8000,
+      LICENSE_URL: "http://127.0.0.1:8082",
+      LICENSE_GRACE_SECONDS: 86400,
+      MAX_TICKETS: 200000,
+    });
+  });
+
+  it("lists every bad or missing variable at once without showing the key", () => {
+    let error: unknown;
+    try {
+      loadMatchmakerConfig({ LICENSE_URL: "ftp://x", MAX_TICKETS: "lots", PORT: "-1" });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toContain("LICENSE_KEY is required but not set");
+    expect(message).toContain("LICENSE_URL");
+    expect(message).toContain("MAX_TICKETS");
+    expect(message).toContain("PORT");
+    expect((error as ConfigError).problems).toHaveLength(4);
+  });
+});
