@@ -17,7 +17,7 @@
 import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
 import type { FoundMatches, SearchSettings } from "./match-search.js";
 import type { QueueModel } from "./queue-model.js";
-import { balanceTeams } from "./team-balancing.js";
+import { balanceTeams, EXACT_PARTITION_LIMIT, partitionCount } from "./team-balancing.js";
 
 const NEIGHBOURS_PER_PLAYER = 3;
 const MIN_NEIGHBOURS = 8;
@@ -173,6 +173,11 @@ export function searchSingles(model: QueueModel, settings: SearchSettings): Foun
   }
   if (orderLength > 0) next[orderLength - 1] = -1;
 
+  // A window's best imbalance is at most spread / perTeam for two exactly balanced teams (pair the
+  // sorted ratings and split each pair), at most the spread otherwise; with a small safety margin.
+  const imbalanceShare =
+    teams === 2 && partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT ? 1 / perTeam : 1;
+  const pruneFactor = needsBalance ? (1 + 4 * imbalanceShare * imbalanceShare) * (1 + 1e-9) : 1 + 1e-9;
   const keep = Math.max(MIN_NEIGHBOURS, NEIGHBOURS_PER_PLAYER * matchSize);
   const scanCap = SCAN_PER_NEIGHBOUR * keep;
 
@@ -314,6 +319,24 @@ export function searchSingles(model: QueueModel, settings: SearchSettings): Foun
       }
     }
     if (nc === 0) continue;
+    if (anchorRequired === 0 && nc > 1) {
+      // Every candidate is acceptable, so the smallest spread's window scores at least
+      // 1 / (1 + (s/tol)^2 · pruneFactor) (its teams' imbalance is at most s / imbalanceDivisor);
+      // candidates whose bound cannot beat that are never evaluated, so drop them now.
+      let minSpread = Number.POSITIVE_INFINITY;
+      for (let c = 0; c < nc; c++) if (cSpread[c]! < minSpread) minSpread = cSpread[c]!;
+      const limit = minSpread * minSpread * pruneFactor;
+      let kept = 0;
+      for (let c = 0; c < nc; c++) {
+        const spread = cSpread[c]!;
+        if (spread * spread > limit) continue;
+        cSpread[kept] = spread;
+        cRequired[kept] = 0;
+        cBit[kept] = cBit[c]!;
+        cLeft[kept++] = cLeft[c]!;
+      }
+      nc = kept;
+    }
 
     // Best acceptable candidate: smallest spread first; the spread bounds the score, so stop once
     // no remaining candidate can beat the best one found.
