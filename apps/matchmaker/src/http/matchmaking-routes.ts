@@ -18,14 +18,15 @@ import { scanTicketSpans } from "./ticket-spans.js";
  * The answer's text: assembled from slices of the request's own text when the body is ASCII and
  * can be scanned (the fast path), else serialized from the parsed tickets. Both give the same JSON.
  */
-function writeAnswer(req: Request, tickets: readonly MatchTicket[], result: MatchResult): string {
+function writeAnswer(req: Request, tickets: readonly MatchTicket[], result: MatchResult): string | Buffer {
   const raw = req.rawBody;
   if (!raw || !isAscii(raw.bytes)) return serializeMatchResult(result);
   const spans = scanTicketSpans(raw.bytes, tickets.length);
   if (!spans) return serializeMatchResult(result);
-  const indexOf = new Map<MatchTicket, number>();
-  for (let i = 0; i < tickets.length; i++) indexOf.set(tickets[i]!, i);
-  return writeMatchResultFromSpans(result, raw.bytes.toString("latin1"), spans, indexOf);
+  const answer = writeMatchResultFromSpans(result, raw.bytes.toString("latin1"), spans);
+  // An ASCII request gives an ASCII answer (its slices, uuids, numbers, its own server names), so
+  // latin1 is its UTF-8 encoding, and converting it is a plain copy without a UTF-8 pass.
+  return Buffer.from(answer, "latin1");
 }
 
 export interface MatchmakingRouteDeps {

@@ -35,8 +35,11 @@ const ticket = (id: number) =>
 /** Splits tickets into a match of two teams and the unmatched rest, in a shuffled order. */
 function resultOf(tickets: MatchTicket[]): MatchResult {
   const [a, b, ...rest] = [...tickets].reverse();
-  if (!a || !b) return { matchSuggestions: [], unmatchedTickets: tickets };
+  const n = tickets.length;
+  if (!a || !b)
+    return { matchSuggestions: [], unmatchedTickets: tickets, ticketOrder: Int32Array.from(tickets.keys()) };
   return {
+    ticketOrder: Int32Array.from([n - 1, n - 2, ...Array.from({ length: n - 2 }, (_, i) => n - 3 - i)]),
     matchSuggestions: [
       {
         id: "00000000-0000-4000-8000-000000000001",
@@ -56,8 +59,7 @@ function fromSpans(body: string, tickets: MatchTicket[], result: MatchResult): s
   const raw = Buffer.from(body, "utf8");
   const spans = scanTicketSpans(raw, tickets.length);
   if (!spans) return null;
-  const indexOf = new Map(tickets.map((t, i) => [t, i] as const));
-  return writeMatchResultFromSpans(result, raw.toString("latin1"), spans, indexOf);
+  return writeMatchResultFromSpans(result, raw.toString("latin1"), spans);
 }
 
 describe("the answer assembled from the request's text", () => {

@@ -131,19 +131,16 @@ function ticketFromSpans(text: string, spans: TicketSpans, t: number): string {
  * `{}` for missing or null exactEqualityConstraints. V8 slices strings without copying and joins
  * them natively, so this costs a fraction of serializing the tickets again. `text` is the body
  * decoded as latin1, which is only valid when the body is ASCII (offsets are then bytes and
- * characters alike); `indexOf` maps a returned ticket back to its position in the request.
+ * characters alike); `result.ticketOrder` says which request ticket comes next in the answer.
  */
-export function writeMatchResultFromSpans(
-  result: MatchResult,
-  text: string,
-  spans: TicketSpans,
-  indexOf: ReadonlyMap<MatchTicket, number>,
-): string {
-  const tickets = (list: readonly MatchTicket[]): string => {
+export function writeMatchResultFromSpans(result: MatchResult, text: string, spans: TicketSpans): string {
+  const order = result.ticketOrder;
+  let next = 0;
+  const tickets = (count: number): string => {
     let out = "[";
-    for (let i = 0; i < list.length; i++) {
+    for (let i = 0; i < count; i++) {
       if (i > 0) out += ",";
-      out += ticketFromSpans(text, spans, indexOf.get(list[i]!)!);
+      out += ticketFromSpans(text, spans, order[next++]!);
     }
     return `${out}]`;
   };
@@ -156,9 +153,9 @@ export function writeMatchResultFromSpans(
     for (let t = 0; t < match.teams.length; t++) {
       const team = match.teams[t]!;
       if (t > 0) out += ",";
-      out += `{"id":"${team.id}","tickets":${tickets(team.tickets)}}`;
+      out += `{"id":"${team.id}","tickets":${tickets(team.tickets.length)}}`;
     }
     out += "]}";
   }
-  return `${out}],"unmatchedTickets":${tickets(result.unmatchedTickets)}}`;
+  return `${out}],"unmatchedTickets":${tickets(result.unmatchedTickets.length)}}`;
 }

@@ -242,6 +242,35 @@ describe("findMatches", () => {
   });
 
   it("handles an empty queue", () => {
-    expect(findMatches(DOUBLES, [], BASIC)).toEqual({ matchSuggestions: [], unmatchedTickets: [] });
+    expect(findMatches(DOUBLES, [], BASIC)).toEqual({
+      matchSuggestions: [],
+      unmatchedTickets: [],
+      ticketOrder: new Int32Array(0),
+    });
+  });
+});
+
+describe("ticketOrder", () => {
+  it("lists the request index of every returned ticket in the order the answer lists them", () => {
+    const tickets = Array.from({ length: 61 }, (_, i) => ({
+      ticketId: `t${i}`,
+      joinTimestamp: 1000 - (i % 40),
+      rating: 1000 + ((i * 37) % 500),
+      servers: i % 3 === 0 ? ["a", "b"] : ["b"],
+      ...(i % 7 === 0 && i < 50 ? { partyId: `p${Math.floor(i / 14)}` } : {}),
+    }));
+    for (const mode of [
+      { numTeams: 2, numPlayersPerTeam: 2 },
+      { numTeams: 3, numPlayersPerTeam: 3 },
+      { numTeams: 1, numPlayersPerTeam: 4 },
+    ]) {
+      const result = findMatches(mode, tickets, { now: 1030, edition: "basic", idSeed: "s" });
+      const listed = [
+        ...result.matchSuggestions.flatMap((m) => m.teams.flatMap((t) => t.tickets)),
+        ...result.unmatchedTickets,
+      ];
+      expect(Array.from(result.ticketOrder, (i) => tickets[i])).toEqual(listed);
+      expect(listed.every((t, k) => t === tickets[result.ticketOrder[k]!])).toBe(true);
+    }
   });
 });

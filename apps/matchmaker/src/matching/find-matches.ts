@@ -53,6 +53,8 @@ export function findMatches(
       : undefined;
 
   const matched = new Uint8Array(tickets.length);
+  const ticketOrder = new Int32Array(tickets.length);
+  let ordered = 0;
   const matchCount = found === undefined ? 0 : found.count;
   const matchSuggestions = new Array<MatchSuggestion>(matchCount);
   if (found !== undefined && matchCount > 0) {
@@ -79,6 +81,14 @@ export function findMatches(
           team.push(tickets[t]!);
         }
       }
+      for (let team = 0; team < teams; team++) {
+        for (let i = from; i < to; i++) {
+          if (unitTeam[i] !== team) continue;
+          const u = units[i]!;
+          for (let k = unitMemberStart[u]!; k < unitMemberStart[u + 1]!; k++)
+            ticketOrder[ordered++] = unitMembers[k]!;
+        }
+      }
       const server = chooser.choose(units, from, to, matchTickets, count);
       matchSuggestions[m] = {
         id: matchId,
@@ -90,6 +100,11 @@ export function findMatches(
   }
 
   const unmatchedTickets: MatchTicket[] = [];
-  for (let t = 0; t < tickets.length; t++) if (matched[t] === 0) unmatchedTickets.push(tickets[t]!);
-  return { matchSuggestions, unmatchedTickets };
+  for (let t = 0; t < tickets.length; t++) {
+    if (matched[t] === 0) {
+      unmatchedTickets.push(tickets[t]!);
+      ticketOrder[ordered++] = t;
+    }
+  }
+  return { matchSuggestions, unmatchedTickets, ticketOrder };
 }

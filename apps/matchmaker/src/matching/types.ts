@@ -46,4 +46,9 @@ export interface MatchSuggestion {
 export interface MatchResult {
   matchSuggestions: MatchSuggestion[];
   unmatchedTickets: MatchTicket[];
+  /**
+   * The request index of every returned ticket, in the order the answer lists them: match by match,
+   * team by team, then the unmatched ones. Lets a writer find each ticket's source without a lookup.
+   */
+  ticketOrder: Int32Array;
 }
