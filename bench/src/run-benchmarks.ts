@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrateDatabase } from "@arena/database";
 import { round } from "./http-timing.js";
+import { type BenchReport, markdownReport } from "./markdown-report.js";
 import { runSpeedBenchmark } from "./matchmaker-speed.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
 
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
   const quality = await runQuality();
   console.log(quality.text);
 
-  const report = {
+  const report: BenchReport = {
     generatedAt: started.toISOString(),
     machine: { node: process.version, cpus: (await import("node:os")).cpus().length },
     matchmakerSpeed: speed,
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
   };
   mkdirSync(dirname(resultsFile), { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report));
   console.log("\nSpeed:");
   console.table(speed);
   console.log("Growth 10k → 100k (n log n = ×12.5):");

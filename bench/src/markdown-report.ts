@@ -1,0 +1,81 @@
+import type { SpeedCase } from "./matchmaker-speed.js";
+
+interface StrategyMetrics {
+  strategy: string;
+  meanRatingSpread: number;
+  meanTeamImbalance: number;
+  meanWait: number;
+  p95Wait: number;
+  shareMatched: number;
+}
+
+interface QualityReport {
+  scenarios: Array<{ scenario: { name: string }; arrivals: number; strategies: StrategyMetrics[] }>;
+}
+
+export interface BenchReport {
+  generatedAt: string;
+  machine: { node: string; cpus: number };
+  matchmakerSpeed: SpeedCase[];
+  growth: Array<{ mode: string; factor10kTo100k: number; nLogNFactor: number }>;
+  memory: { matchmakerPeakRssMiB: number; echoPeakRssMiB: number };
+  quality: unknown;
+}
+
+const table = (header: string[], rows: string[][]) =>
+  [
+    `| ${header.join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
+
+/** The figures as Markdown, written beside latest.json so the README quotes a generated file. */
+export function markdownReport(report: BenchReport): string {
+  const speed = table(
+    ["mode", "tickets", "request", "echo floor (median)", "matchmaker (median)", "ratio", "matched"],
+    report.matchmakerSpeed.map((c) => [
+      c.mode,
+      c.tickets.toLocaleString("en"),
+      `${c.requestMiB} MiB`,
+      `${c.echoMedianMs} ms`,
+      `${c.matchmakerMedianMs} ms`,
+      `×${c.ratio}`,
+      `${(c.matchedShare * 100).toFixed(1)} %`,
+    ]),
+  );
+  const growth = report.growth
+    .map(
+      (g) => `${g.mode} ×${g.factor10kTo100k} from 10k to 100k tickets (n log n would be ×${g.nLogNFactor})`,
+    )
+    .join("; ");
+  const quality = (report.quality as QualityReport).scenarios
+    .map((s) => {
+      const rows = s.strategies.map((m) => [
+        m.strategy,
+        m.meanRatingSpread.toFixed(1),
+        m.meanTeamImbalance.toFixed(1),
+        `${m.meanWait.toFixed(1)} s`,
+        `${m.p95Wait.toFixed(0)} s`,
+        `${(m.shareMatched * 100).toFixed(1)} %`,
+      ]);
+      return `**${s.scenario.name}** (${s.arrivals} arrivals)\n\n${table(
+        ["strategy", "rating spread per match", "team imbalance", "mean wait", "p95 wait", "matched"],
+        rows,
+      )}`;
+    })
+    .join("\n\n");
+  return [
+    `Measured ${report.generatedAt.slice(0, 10)} on ${report.machine.cpus} cores, Node ${report.machine.node}.`,
+    "",
+    "**Speed**: median wall time of one request over HTTP, interleaved with a bare echo server that only parses the same body and serializes the tickets back (the floor any HTTP matchmaker pays).",
+    "",
+    speed,
+    "",
+    `Growth: ${growth}. Peak RSS: matchmaker ${report.memory.matchmakerPeakRssMiB} MiB, echo ${report.memory.echoPeakRssMiB} MiB.`,
+    "",
+    "**Quality**: a queue replayed second by second (see apps/matchmaker/ALGORITHM.md).",
+    "",
+    quality,
+    "",
+  ].join("\n");
+}
