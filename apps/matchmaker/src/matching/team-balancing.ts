@@ -95,45 +95,90 @@ function before(a: number, b: number, sizes: Int32Array, sums: Float64Array): bo
 let bestRange = 0;
 let chosen = new Int32Array(0);
 let bestChosen = new Int32Array(0);
+let vals = new Float64Array(0);
+let prefix = new Float64Array(0);
+let suffix = new Float64Array(0);
+let tTotal = 0;
+let tPick = 0;
+let tCount = 0;
+let tSlack = 0;
+let tBestDiff = 0;
+let tFromSearch = false;
 
 /**
- * Two teams of single players: the team of the best player takes perTeam - 1 of the others; every
- * such combination is visited in lexicographic order with its sum kept up to date (no recursion).
+ * Two teams of single players: the team of the best player takes perTeam - 1 of the others. A
+ * depth-first search over those combinations in lexicographic order (ratings sorted high to low),
+ * with each combination's sum accumulated in index order, so its value does not depend on the path.
+ * It starts from the ABBA draft's split and cuts every subtree whose sums (bounded by the largest and
+ * smallest remaining ratings) cannot come within the best difference so far. It returns the
+ * lexicographically first combination with the smallest difference, as visiting all of them would.
  */
 function exactTwoTeamsOfSingles(count: number, sums: Float64Array, perTeam: number): number {
   const pick = perTeam - 1;
-  if (chosen.length < pick + 1) {
+  if (chosen.length < pick + 1 || vals.length < count + 1) {
     chosen = new Int32Array(2 * (pick + 1));
     bestChosen = new Int32Array(2 * (pick + 1));
+    vals = new Float64Array(2 * (count + 1));
+    prefix = new Float64Array(2 * (count + 1));
+    suffix = new Float64Array(2 * (count + 1));
   }
   let total = 0;
-  for (let i = 0; i < count; i++) total += sums[order[i]!]!;
-  let sum = sums[order[0]!]!;
-  for (let k = 0; k < pick; k++) {
-    chosen[k] = k + 1;
-    sum += sums[order[k + 1]!]!;
+  prefix[0] = 0;
+  for (let i = 0; i < count; i++) {
+    const v = sums[order[i]!]!;
+    vals[i] = v;
+    total += v;
+    prefix[i + 1] = prefix[i]! + v;
   }
-  let bestDiff = Number.POSITIVE_INFINITY;
-  for (;;) {
-    const diff = Math.abs(total - 2 * sum);
-    if (diff < bestDiff) {
-      bestDiff = diff;
-      for (let k = 0; k < pick; k++) bestChosen[k] = chosen[k]!;
-      if (diff === 0) break;
+  suffix[0] = 0;
+  for (let r = 1; r <= pick; r++) suffix[r] = suffix[r - 1]! + vals[count - r]!;
+  // The ABBA draft (indices 0, 3, 4, 7, 8, … in the first team) is close to the optimum.
+  let sum = vals[0]!;
+  for (let i = 1, k = 0; i < count; i++) {
+    if ((i & 3) === 0 || (i & 3) === 3) {
+      bestChosen[k++] = i;
+      sum += vals[i]!;
     }
-    // Next combination: advance the rightmost index that can move, reset the ones after it.
-    let k = pick - 1;
-    while (k >= 0 && chosen[k] === count - pick + k) k--;
-    if (k < 0) break;
-    for (let j = k; j < pick; j++) sum -= sums[order[chosen[j]!]!]!;
-    chosen[k] = chosen[k]! + 1;
-    for (let j = k + 1; j < pick; j++) chosen[j] = chosen[j - 1]! + 1;
-    for (let j = k; j < pick; j++) sum += sums[order[chosen[j]!]!]!;
   }
+  tTotal = total;
+  tPick = pick;
+  tCount = count;
+  tBestDiff = Math.abs(total - 2 * sum);
+  tFromSearch = false;
+  // Covers the rounding of bounds computed from differently ordered sums.
+  tSlack = 1e-9 * (Math.abs(total) + 1);
+  if (pick > 0) visit(1, 0, vals[0]!);
   for (let i = 0; i < count; i++) best[i] = 1;
   best[0] = 0;
   for (let k = 0; k < pick; k++) best[bestChosen[k]!] = 0;
-  return bestDiff;
+  return tBestDiff;
+}
+
+/** Chooses member `k` of the combination from indices `start…`, the sum so far being `sum`. */
+function visit(start: number, k: number, sum: number): boolean {
+  const r = tPick - k;
+  const total = tTotal;
+  const last = tCount - r;
+  for (let i = start; i <= last; i++) {
+    const v = vals[i]!;
+    // Largest reachable sum: this and the next r - 1 ratings; smallest: this and the last r - 1.
+    const high = sum + (prefix[i + r]! - prefix[i]!);
+    if (total - 2 * high > tBestDiff + tSlack) return false; // later i only lower it
+    const low = sum + v + suffix[r - 1]!;
+    if (2 * low - total > tBestDiff + tSlack) continue;
+    const next = sum + v;
+    chosen[k] = i;
+    if (r === 1) {
+      const diff = Math.abs(total - 2 * next);
+      if (diff < tBestDiff || (diff === tBestDiff && !tFromSearch)) {
+        tBestDiff = diff;
+        tFromSearch = true;
+        for (let j = 0; j < tPick; j++) bestChosen[j] = chosen[j]!;
+        if (diff === 0) return true;
+      }
+    } else if (visit(i + 1, k + 1, next)) return true;
+  }
+  return false;
 }
 
 function exact(count: number, sizes: Int32Array, sums: Float64Array, teams: number, perTeam: number): number {
