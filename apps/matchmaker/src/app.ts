@@ -2,6 +2,7 @@ import { type LicenseClient, licenseReadinessCheck } from "@arena/license-client
 import { createServiceApp, type Logger, type ServiceApp } from "@arena/service-kit";
 import type { MatchmakerConfig } from "./config.js";
 import { mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
+import { createInlineSpanScanner, type SpanScanner } from "./http/span-scanner.js";
 
 export interface MatchmakerDeps {
   config: Pick<MatchmakerConfig, "MAX_BODY_BYTES" | "MAX_TICKETS" | "CLOCK_SKEW_SECONDS">;
@@ -9,6 +10,8 @@ export interface MatchmakerDeps {
   logger: Logger;
   /** Unix seconds; defaults to the system clock. */
   clock?: () => number;
+  /** Where answers find their tickets' text; inline unless given (main.ts uses a worker thread). */
+  spanScanner?: SpanScanner;
 }
 
 export function createApp(deps: MatchmakerDeps): ServiceApp {
@@ -23,6 +26,7 @@ export function createApp(deps: MatchmakerDeps): ServiceApp {
         license: deps.license,
         limits: { maxTickets: deps.config.MAX_TICKETS, clockSkewSeconds: deps.config.CLOCK_SKEW_SECONDS },
         clock: deps.clock ?? (() => Date.now() / 1000),
+        spanScanner: deps.spanScanner ?? createInlineSpanScanner(),
       });
     },
   });

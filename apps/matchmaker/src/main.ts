@@ -2,6 +2,7 @@ import { createLicenseClient } from "@arena/license-client";
 import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
 import { createApp } from "./app.js";
 import { loadMatchmakerConfig } from "./config.js";
+import { createWorkerSpanScanner } from "./http/span-scanner.js";
 
 async function main(): Promise<void> {
   const config = loadMatchmakerConfig();
@@ -19,7 +20,9 @@ async function main(): Promise<void> {
   // operator sees the reason in their orchestrator instead of a crash loop.
   logger.info({ status: state.status, edition: state.edition, reason: state.reason }, "license checked");
 
-  const { app, lifecycle } = createApp({ config, license, logger });
+  // Ticket spans are found on a second core while the request thread validates and matches.
+  const spanScanner = createWorkerSpanScanner();
+  const { app, lifecycle } = createApp({ config, license, logger, spanScanner });
   const running = await serve({
     app,
     port: config.PORT,
@@ -27,7 +30,7 @@ async function main(): Promise<void> {
     logger,
     lifecycle,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    onClose: [() => license.stop()],
+    onClose: [() => license.stop(), () => spanScanner.close()],
   });
   stopOnSignals(running, logger);
 }

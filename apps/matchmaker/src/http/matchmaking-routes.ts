@@ -12,17 +12,31 @@ import {
   type RequestLimits,
 } from "./request-checks.js";
 import { serializeMatchResult, writeMatchResultFromSpans } from "./response-serializer.js";
-import { scanTicketSpans } from "./ticket-spans.js";
+import type { SpanScanner } from "./span-scanner.js";
+import type { TicketSpans } from "./ticket-spans.js";
 
 /**
- * The answer's text: assembled from slices of the request's own text when the body is ASCII and
- * can be scanned (the fast path), else serialized from the parsed tickets. Both give the same JSON.
+ * Starts finding the ticket spans of an ASCII body (the fast answer path), or null when the answer
+ * will be serialized from the parsed tickets instead. Never rejects: a failed scan means null.
  */
-function writeAnswer(req: Request, tickets: readonly MatchTicket[], result: MatchResult): string | Buffer {
+function startSpanScan(
+  req: Request,
+  body: unknown,
+  scanner: SpanScanner,
+): Promise<TicketSpans | null> | null {
   const raw = req.rawBody;
-  if (!raw || !isAscii(raw.bytes)) return serializeMatchResult(result);
-  const spans = scanTicketSpans(raw.bytes, tickets.length);
-  if (!spans) return serializeMatchResult(result);
+  const tickets = (body as { tickets?: unknown } | null)?.tickets;
+  if (!raw || !Array.isArray(tickets) || !isAscii(raw.bytes)) return null;
+  return scanner.scan(raw.bytes, tickets.length).catch(() => null);
+}
+
+/**
+ * The answer: assembled from slices of the request's own text when its spans were found, else
+ * serialized from the parsed tickets. Both give the same JSON.
+ */
+function writeAnswer(req: Request, spans: TicketSpans | null, result: MatchResult): string | Buffer {
+  const raw = req.rawBody;
+  if (!raw || !spans) return serializeMatchResult(result);
   const answer = writeMatchResultFromSpans(result, raw.bytes.toString("latin1"), spans);
   // An ASCII request gives an ASCII answer (its slices, uuids, numbers, its own server names), so
   // latin1 is its UTF-8 encoding, and converting it is a plain copy without a UTF-8 pass.
@@ -34,14 +48,18 @@ export interface MatchmakingRouteDeps {
   limits: RequestLimits;
   /** Current time in Unix seconds; requests may override it with `now` to replay a queue. */
   clock: () => number;
+  spanScanner: SpanScanner;
 }
 
 /** POST /matchmaking/basic and /matchmaking/advanced: a thin shell around `findMatches`. */
 export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps): void {
-  const handle = (edition: Edition) => (req: Request, res: Response) => {
+  const handle = (edition: Edition) => async (req: Request, res: Response) => {
     deps.license.require(edition === "advanced" ? "advanced" : undefined);
     const body = requireJsonBody(req);
     checkTicketLimit(body, deps.limits.maxTickets);
+    // The scan needs only the bytes: with a worker scanner it runs while this thread validates
+    // and matches; its result is only used once the request has proved valid.
+    const spans = startSpanScan(req, body, deps.spanScanner);
     const request = validateOrThrow(validateMatchmakingRequest, body);
     const gameMode = request.game_mode as MatchGameMode;
     const tickets = request.tickets as MatchTicket[];
@@ -50,7 +68,10 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
     const result = findMatches(gameMode, tickets, { now, edition, idSeed: randomUUID() });
-    res.type("application/json").send(writeAnswer(req, tickets, result));
+    const found = spans ? await spans : null;
+    res
+      .type("application/json")
+      .send(writeAnswer(req, found !== null && found.count === tickets.length ? found : null, result));
   };
   app.post("/matchmaking/basic", handle("basic"));
   app.post("/matchmaking/advanced", handle("advanced"));

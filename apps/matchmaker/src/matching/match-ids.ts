@@ -7,6 +7,7 @@
  * slice of that string, which costs far less than building tens of thousands of strings piecewise.
  */
 import { Buffer } from "node:buffer";
+import { fmix } from "./hash-mix.js";
 
 const LANE_SEEDS = [0x811c9dc5, 0x3c6ef372, 0xa54ff53a, 0x510e527f];
 const UUID_LENGTH = 36;
@@ -17,15 +18,6 @@ for (let i = 0; i < 256; i++) {
   HEX_CODES[2 * i + 1] = hex.charCodeAt(1);
 }
 const DASH = 0x2d;
-
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 function hashInto(text: string, start: ArrayLike<number>, out: Uint32Array, at: number): void {
   for (let lane = 0; lane < 4; lane++) {

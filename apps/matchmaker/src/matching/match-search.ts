@@ -5,6 +5,8 @@
  * the window with the best match score among those its waiting time allows. Cost per anchor is
  * bounded (O(k · servers) with k a small multiple of the match size), so the whole search is O(n·k).
  */
+
+import { fmix } from "./hash-mix.js";
 import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
 import { searchSingles, singlesSearchApplies } from "./match-search-singles.js";
 import type { QueueModel } from "./queue-model.js";
@@ -36,15 +38,6 @@ const MIN_NEIGHBOURS = 8;
 /** Units looked at on each side, per neighbour kept (skipping incompatible ones). */
 const SCAN_PER_NEIGHBOUR = 4;
 const LOCAL_SERVER_BITS = 32;
-
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h;
-}
 
 /** The search: the single-ticket fast path when it applies (same choices), else the general one. */
 export function searchMatches(model: QueueModel, settings: SearchSettings): FoundMatches {
