@@ -52,19 +52,12 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     next();
   });
   mountHealthRoutes(app, options.readiness ?? [], lifecycle, metrics);
+  const jsonTypes = ["application/json", "application/*+json", ...(options.jsonTypes ?? [])];
+  const limit = options.bodyLimit ?? "1mb";
   app.use(
-    express.json({
-      limit: options.bodyLimit ?? "1mb",
-      type: ["application/json", "application/*+json", ...(options.jsonTypes ?? [])],
-      strict: false,
-      ...(options.keepRawBody
-        ? {
-            verify: (req: Request, _res: Response, raw: Buffer, encoding: string) => {
-              req.rawBody = { bytes: raw, encoding };
-            },
-          }
-        : {}),
-    }),
+    options.keepRawBody
+      ? [express.raw({ limit, type: jsonTypes }), parseRawJson]
+      : express.json({ limit, type: jsonTypes, strict: false }),
   );
   options.routes(app, kit);
   app.use(routeFallback(app));
@@ -79,6 +72,36 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     sendProblem(req, res, appError);
   });
   return { app, ...kit };
+}
+
+/**
+ * JSON from the raw bytes, keeping them as `req.rawBody`: one UTF-8 decode of the whole body and
+ * one JSON.parse, where body-parser's JSON reader decodes chunk by chunk into a string.
+ */
+function parseRawJson(req: Request, _res: Response, next: NextFunction): void {
+  if (!Buffer.isBuffer(req.body)) {
+    req.body = undefined;
+    next();
+    return;
+  }
+  const bytes = req.body;
+  const charset = (req.get("content-type") ?? "").match(/;\s*charset=([^;\s]+)/i)?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    next(new AppError("UNSUPPORTED_MEDIA_TYPE", `Charset ${charset} is not supported; send UTF-8 JSON`));
+    return;
+  }
+  req.rawBody = { bytes, encoding: "utf-8" };
+  try {
+    req.body = JSON.parse(bytes.toString("utf8"));
+  } catch (err) {
+    next(
+      new AppError("MALFORMED_JSON", `Request body is not valid JSON: ${(err as Error).message}`, {
+        errors: [{ pointer: "", detail: "is not valid JSON" }],
+      }),
+    );
+    return;
+  }
+  next();
 }
 
 /** Handlers that need a JSON body call this first: no body (or a non-JSON one) is a clear problem. */

@@ -212,3 +212,52 @@ describe("health and metrics", () => {
     expect(res.text).toContain("process_cpu_seconds_total");
   });
 });
+
+describe("keepRawBody", () => {
+  function rawApp() {
+    const { logger } = captureLogs();
+    return createServiceApp({
+      name: "raw",
+      logger,
+      bodyLimit: 1024,
+      keepRawBody: true,
+      routes(app) {
+        app.post("/echo", (req, res) => {
+          const body = requireJsonBody(req);
+          res.json({ body, raw: req.rawBody?.bytes.toString("utf8"), encoding: req.rawBody?.encoding });
+        });
+      },
+    }).app;
+  }
+
+  it("parses the JSON and keeps the bytes exactly as sent", async () => {
+    const text = '{ "name" : "Zoë",  "n": 1.50 }';
+    const res = await request(rawApp()).post("/echo").set("content-type", "application/json").send(text);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ body: { name: "Zoë", n: 1.5 }, raw: text, encoding: "utf-8" });
+  });
+
+  it("answers malformed JSON with 400, another charset with 415 and a large body with 413", async () => {
+    const bad = await request(rawApp()).post("/echo").set("content-type", "application/json").send("{");
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("MALFORMED_JSON");
+    const latin1 = await request(rawApp())
+      .post("/echo")
+      .set("content-type", "application/json; charset=iso-8859-1")
+      .send("{}");
+    expect(latin1.status).toBe(415);
+    const big = await request(rawApp())
+      .post("/echo")
+      .send({ name: "x".repeat(2000) });
+    expect(big.status).toBe(413);
+    expect(big.body.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("treats a request without a JSON body as having none", async () => {
+    const none = await request(rawApp()).post("/echo");
+    expect(none.status).toBe(400);
+    expect(none.body.errors[0].pointer).toBe("");
+    const text = await request(rawApp()).post("/echo").set("content-type", "text/plain").send("hi");
+    expect(text.status).toBe(415);
+  });
+});
