@@ -144,3 +144,46 @@ describe("balanceTeams", () => {
     );
   });
 });
+
+describe("2v2 of single players", () => {
+  it("finds the optimal split, ties included, and labels the best player's team 0", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(1000, 1200, 1500, 1500.5, 2000), { minLength: 4, maxLength: 4 }),
+        (ratings) => {
+          const sums = Float64Array.from(ratings);
+          const teamOf = new Int32Array(4);
+          const imbalance = balanceTeams(4, Int32Array.from([1, 1, 1, 1]), sums, 2, 2, teamOf);
+          const splits = [
+            [0, 1],
+            [0, 2],
+            [0, 3],
+          ].map(
+            ([a, b]) =>
+              Math.abs(
+                ratings[a]! + ratings[b]! - (ratings.reduce((x, y) => x + y, 0) - ratings[a]! - ratings[b]!),
+              ) / 2,
+          );
+          expect(imbalance).toBeCloseTo(Math.min(...splits), 9);
+          expect([...teamOf].filter((t) => t === 0)).toHaveLength(2);
+          const best = ratings.indexOf(Math.max(...ratings));
+          expect(teamOf[best]).toBe(0);
+        },
+      ),
+    );
+  });
+
+  it("puts the strongest with the weakest", () => {
+    const teamOf = new Int32Array(4);
+    const imbalance = balanceTeams(
+      4,
+      Int32Array.from([1, 1, 1, 1]),
+      Float64Array.from([1400, 1800, 1500, 1600]),
+      2,
+      2,
+      teamOf,
+    );
+    expect([...teamOf]).toEqual([0, 0, 1, 1]);
+    expect(imbalance).toBe(50);
+  });
+});

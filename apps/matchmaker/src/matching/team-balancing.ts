@@ -58,6 +58,17 @@ export function balanceTeams(
   perTeam: number,
   teamOf: Int32Array,
 ): number {
+  if (
+    teams === 2 &&
+    perTeam === 2 &&
+    count === 4 &&
+    sizes[0] === 1 &&
+    sizes[1] === 1 &&
+    sizes[2] === 1 &&
+    sizes[3] === 1
+  ) {
+    return twoVsTwoOfSingles(sums, teamOf);
+  }
   ensure(count, teams);
   if (teams === 1) {
     for (let i = 0; i < count; i++) teamOf[i] = 0;
@@ -85,6 +96,59 @@ export function balanceTeams(
   if (range < 0) return -1;
   for (let i = 0; i < count; i++) teamOf[order[i]!] = best[i]!;
   return range / perTeam;
+}
+
+/**
+ * 2v2 of single players, the most common match, in constant time. With ratings sorted high to low
+ * (a ≥ b ≥ c ≥ d), {a, d} against {b, c} is optimal; the loop below picks exactly what
+ * `exactTwoTeamsOfSingles` would (the first of {a,b}, {a,c}, {a,d} whose difference is as small),
+ * including its tie-breaking and floating-point sums, without its set-up cost.
+ */
+function twoVsTwoOfSingles(sums: Float64Array, teamOf: Int32Array): number {
+  // Stable sort of the four by rating, highest first (as balanceTeams' insertion sort does).
+  let o0 = 0;
+  let o1 = 1;
+  let o2 = 2;
+  let o3 = 3;
+  let t: number;
+  if (sums[o1]! > sums[o0]!) (t = o0), (o0 = o1), (o1 = t);
+  if (sums[o2]! > sums[o1]!) {
+    (t = o1), (o1 = o2), (o2 = t);
+    if (sums[o1]! > sums[o0]!) (t = o0), (o0 = o1), (o1 = t);
+  }
+  if (sums[o3]! > sums[o2]!) {
+    (t = o2), (o2 = o3), (o3 = t);
+    if (sums[o2]! > sums[o1]!) {
+      (t = o1), (o1 = o2), (o2 = t);
+      if (sums[o1]! > sums[o0]!) (t = o0), (o0 = o1), (o1 = t);
+    }
+  }
+  const v0 = sums[o0]!;
+  const v1 = sums[o1]!;
+  const v2 = sums[o2]!;
+  const v3 = sums[o3]!;
+  const total = v0 + v1 + v2 + v3;
+  let bestDiff = Math.abs(total - 2 * (v0 + v3));
+  let partner = o3;
+  let fromSearch = false;
+  const candidates = [o1, o2, o3] as const;
+  const values = [v1, v2, v3] as const;
+  for (let k = 0; k < 3; k++) {
+    const diff = Math.abs(total - 2 * (v0 + values[k]!));
+    if (diff < bestDiff || (diff === bestDiff && !fromSearch)) {
+      bestDiff = diff;
+      fromSearch = true;
+      partner = candidates[k]!;
+      if (diff === 0) break;
+    }
+  }
+  teamOf[0] = 1;
+  teamOf[1] = 1;
+  teamOf[2] = 1;
+  teamOf[3] = 1;
+  teamOf[o0] = 0;
+  teamOf[partner] = 0;
+  return bestDiff / 2;
 }
 
 function before(a: number, b: number, sizes: Int32Array, sums: Float64Array): boolean {
