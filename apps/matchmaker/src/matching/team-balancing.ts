@@ -104,25 +104,23 @@ export function balanceTeams(
  * `exactTwoTeamsOfSingles` would (the first of {a,b}, {a,c}, {a,d} whose difference is as small),
  * including its tie-breaking and floating-point sums, without its set-up cost.
  */
+const fourOrder = new Int32Array(4);
+
 function twoVsTwoOfSingles(sums: Float64Array, teamOf: Int32Array): number {
-  // Stable sort of the four by rating, highest first (as balanceTeams' insertion sort does).
-  let o0 = 0;
-  let o1 = 1;
-  let o2 = 2;
-  let o3 = 3;
-  let t: number;
-  if (sums[o1]! > sums[o0]!) (t = o0), (o0 = o1), (o1 = t);
-  if (sums[o2]! > sums[o1]!) {
-    (t = o1), (o1 = o2), (o2 = t);
-    if (sums[o1]! > sums[o0]!) (t = o0), (o0 = o1), (o1 = t);
-  }
-  if (sums[o3]! > sums[o2]!) {
-    (t = o2), (o2 = o3), (o3 = t);
-    if (sums[o2]! > sums[o1]!) {
-      (t = o1), (o1 = o2), (o2 = t);
-      if (sums[o1]! > sums[o0]!) (t = o0), (o0 = o1), (o1 = t);
+  // Stable insertion sort of the four by rating, highest first (as balanceTeams' own sort does).
+  const o = fourOrder;
+  for (let i = 0; i < 4; i++) {
+    let j = i - 1;
+    while (j >= 0 && sums[i]! > sums[o[j]!]!) {
+      o[j + 1] = o[j]!;
+      j--;
     }
+    o[j + 1] = i;
   }
+  const o0 = o[0]!;
+  const o1 = o[1]!;
+  const o2 = o[2]!;
+  const o3 = o[3]!;
   const v0 = sums[o0]!;
   const v1 = sums[o1]!;
   const v2 = sums[o2]!;
