@@ -11,7 +11,11 @@ declare global {
       /** A logger bound to this request's id. */
       log: Logger;
       /** The JSON body's bytes as received (after content-encoding), when the app asked to keep them. */
-      rawBody?: { bytes: Buffer; encoding: string };
+      rawBody?: {
+        bytes: Buffer;
+        encoding: string /** The body's text when it is all ASCII. */;
+        asciiText?: string;
+      };
     }
   }
 }

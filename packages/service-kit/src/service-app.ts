@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { AppError } from "./app-error.js";
 import { createLifecycle, type Lifecycle, mountHealthRoutes, type ReadinessCheck } from "./health.js";
@@ -90,9 +91,11 @@ function parseRawJson(req: Request, _res: Response, next: NextFunction): void {
     next(new AppError("UNSUPPORTED_MEDIA_TYPE", `Charset ${charset} is not supported; send UTF-8 JSON`));
     return;
   }
-  req.rawBody = { bytes, encoding: "utf-8" };
+  // An ASCII body decodes to the same text as latin1, which is a plain copy; keep it for reuse.
+  const asciiText = isAscii(bytes) ? bytes.toString("latin1") : undefined;
+  req.rawBody = { bytes, encoding: "utf-8", ...(asciiText === undefined ? {} : { asciiText }) };
   try {
-    req.body = JSON.parse(bytes.toString("utf8"));
+    req.body = JSON.parse(asciiText ?? bytes.toString("utf8"));
   } catch (err) {
     next(
       new AppError("MALFORMED_JSON", `Request body is not valid JSON: ${(err as Error).message}`, {

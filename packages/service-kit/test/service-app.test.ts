@@ -224,7 +224,12 @@ describe("keepRawBody", () => {
       routes(app) {
         app.post("/echo", (req, res) => {
           const body = requireJsonBody(req);
-          res.json({ body, raw: req.rawBody?.bytes.toString("utf8"), encoding: req.rawBody?.encoding });
+          res.json({
+            body,
+            raw: req.rawBody?.bytes.toString("utf8"),
+            encoding: req.rawBody?.encoding,
+            ascii: req.rawBody?.asciiText !== undefined,
+          });
         });
       },
     }).app;
@@ -234,7 +239,9 @@ describe("keepRawBody", () => {
     const text = '{ "name" : "Zoë",  "n": 1.50 }';
     const res = await request(rawApp()).post("/echo").set("content-type", "application/json").send(text);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ body: { name: "Zoë", n: 1.5 }, raw: text, encoding: "utf-8" });
+    expect(res.body).toEqual({ body: { name: "Zoë", n: 1.5 }, raw: text, encoding: "utf-8", ascii: false });
+    const plain = await request(rawApp()).post("/echo").send({ name: "Zoe" });
+    expect(plain.body).toMatchObject({ body: { name: "Zoe" }, ascii: true });
   });
 
   it("answers malformed JSON with 400, another charset with 415 and a large body with 413", async () => {

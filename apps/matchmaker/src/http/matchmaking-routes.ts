@@ -1,4 +1,3 @@
-import { isAscii } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import { validateMatchmakingRequest } from "@arena/contracts";
 import type { LicenseClient } from "@arena/license-client";
@@ -26,7 +25,7 @@ function startSpanScan(
 ): Promise<TicketSpans | null> | null {
   const raw = req.rawBody;
   const tickets = (body as { tickets?: unknown } | null)?.tickets;
-  if (!raw || !Array.isArray(tickets) || !isAscii(raw.bytes)) return null;
+  if (raw?.asciiText === undefined || !Array.isArray(tickets)) return null;
   return scanner.scan(raw.bytes, tickets.length).catch(() => null);
 }
 
@@ -35,9 +34,9 @@ function startSpanScan(
  * serialized from the parsed tickets. Both give the same JSON.
  */
 function writeAnswer(req: Request, spans: TicketSpans | null, result: MatchResult): string | Buffer {
-  const raw = req.rawBody;
-  if (!raw || !spans) return serializeMatchResult(result);
-  const answer = writeMatchResultFromSpans(result, raw.bytes.toString("latin1"), spans);
+  const text = req.rawBody?.asciiText;
+  if (text === undefined || !spans) return serializeMatchResult(result);
+  const answer = writeMatchResultFromSpans(result, text, spans);
   // An ASCII request gives an ASCII answer (its slices, uuids, numbers, its own server names), so
   // latin1 is its UTF-8 encoding, and converting it is a plain copy without a UTF-8 pass.
   return Buffer.from(answer, "latin1");

@@ -83,7 +83,8 @@ export function serializeMatchResult(result: MatchResult): string {
   return `${text}],"unmatchedTickets":${ticketListText(result.unmatchedTickets)}}`;
 }
 
-const EMPTY_CONSTRAINTS_MEMBER = ',"exactEqualityConstraints":{}';
+/** Added before a ticket's closing brace (which JSON.parse proved is its last byte) when it has none. */
+const CLOSING_CONSTRAINTS_MEMBER = ',"exactEqualityConstraints":{}}';
 
 function ratingIsIntegralText(text: string, start: number, end: number): boolean {
   for (let k = start; k < end; k++) {
@@ -104,6 +105,8 @@ function ticketFromSpans(text: string, spans: TicketSpans, t: number): string {
   // `null` constraints become `{}`; missing ones are added before the closing brace.
   const nullConstraints = cStart >= 0 && cEnd - cStart === 4 && text.charCodeAt(cStart) === 0x6e;
   if (!addDot && cStart >= 0 && !nullConstraints) return text.slice(start, end);
+  // The usual ticket (no constraints, a fractional rating): one slice and the closing member.
+  if (!addDot && cStart < 0) return text.slice(start, end - 1) + CLOSING_CONSTRAINTS_MEMBER;
   let out = "";
   let at = start;
   if (nullConstraints && cStart < ratingEnd) {
@@ -118,10 +121,7 @@ function ticketFromSpans(text: string, spans: TicketSpans, t: number): string {
     out += `${text.slice(at, cStart)}{}`;
     at = cEnd;
   }
-  if (cStart < 0) {
-    out += text.slice(at, end - 1) + EMPTY_CONSTRAINTS_MEMBER;
-    at = end - 1;
-  }
+  if (cStart < 0) return out + text.slice(at, end - 1) + CLOSING_CONSTRAINTS_MEMBER;
   return out + text.slice(at, end);
 }
 

@@ -150,20 +150,18 @@ describe("2v2 of single players", () => {
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom(1000, 1200, 1500, 1500.5, 2000), { minLength: 4, maxLength: 4 }),
-        (ratings) => {
+        (drawn) => {
+          const ratings: number[] = drawn;
           const sums = Float64Array.from(ratings);
           const teamOf = new Int32Array(4);
           const imbalance = balanceTeams(4, Int32Array.from([1, 1, 1, 1]), sums, 2, 2, teamOf);
-          const splits = [
+          const total = ratings.reduce((x, y) => x + y, 0);
+          const pairs: Array<[number, number]> = [
             [0, 1],
             [0, 2],
             [0, 3],
-          ].map(
-            ([a, b]) =>
-              Math.abs(
-                ratings[a]! + ratings[b]! - (ratings.reduce((x, y) => x + y, 0) - ratings[a]! - ratings[b]!),
-              ) / 2,
-          );
+          ];
+          const splits = pairs.map(([a, b]) => Math.abs(2 * (ratings[a]! + ratings[b]!) - total) / 2);
           expect(imbalance).toBeCloseTo(Math.min(...splits), 9);
           expect([...teamOf].filter((t) => t === 0)).toHaveLength(2);
           const best = ratings.indexOf(Math.max(...ratings));
