@@ -67,7 +67,7 @@ export function markdownReport(report: BenchReport): string {
   return [
     `Measured ${report.generatedAt.slice(0, 10)} on ${report.machine.cpus} cores, Node ${report.machine.node}.`,
     "",
-    "**Speed**: median wall time of one request over HTTP, interleaved with a bare echo server that only parses the same body and serializes the tickets back (the floor any HTTP matchmaker pays).",
+    "**Speed**: median wall time of one request over HTTP, interleaved with a bare echo server that only parses the same body and serializes the tickets back (the floor any HTTP matchmaker pays). The ratio is the median of the per-run ratios (each matchmaker request against the echo request just before it).",
     "",
     speed,
     "",
