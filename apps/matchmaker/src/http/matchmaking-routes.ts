@@ -67,10 +67,7 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
     const result = findMatches(gameMode, tickets, { now, edition, idSeed: randomUUID() });
-    const found = spans ? await spans : null;
-    res
-      .type("application/json")
-      .send(writeAnswer(req, found !== null && found.count === tickets.length ? found : null, result));
+    res.type("application/json").send(writeAnswer(req, spans ? await spans : null, result));
   };
   app.post("/matchmaking/basic", handle("basic"));
   app.post("/matchmaking/advanced", handle("advanced"));

@@ -62,11 +62,11 @@ function ticketListText(tickets: readonly MatchTicket[]): string {
 }
 
 /**
- * Writes the matchmaking answer as JSON text, in one pass over the result. Written by hand rather
- * than with JSON.stringify so ratings and scores come out as floats without touching the tickets;
- * it costs about as much as JSON.stringify of the tickets alone.
+ * The answer's JSON text around its tickets: matches, teams, ids, servers and scores (as floats),
+ * then the unmatched tickets. `ticketList` writes one list of tickets as a JSON array; it is
+ * called in answer order (every team of every match, then the unmatched tickets).
  */
-export function serializeMatchResult(result: MatchResult): string {
+function answerText(result: MatchResult, ticketList: (tickets: readonly MatchTicket[]) => string): string {
   let text = '{"matchSuggestions":[';
   const matches = result.matchSuggestions;
   for (let m = 0; m < matches.length; m++) {
@@ -76,11 +76,20 @@ export function serializeMatchResult(result: MatchResult): string {
     for (let t = 0; t < match.teams.length; t++) {
       const team = match.teams[t]!;
       if (t > 0) text += ",";
-      text += `{"id":"${team.id}","tickets":${ticketListText(team.tickets)}}`;
+      text += `{"id":"${team.id}","tickets":${ticketList(team.tickets)}}`;
     }
     text += "]}";
   }
-  return `${text}],"unmatchedTickets":${ticketListText(result.unmatchedTickets)}}`;
+  return `${text}],"unmatchedTickets":${ticketList(result.unmatchedTickets)}}`;
+}
+
+/**
+ * Writes the matchmaking answer as JSON text, in one pass over the result. Written by hand rather
+ * than with JSON.stringify so ratings and scores come out as floats without touching the tickets;
+ * it costs about as much as JSON.stringify of the tickets alone.
+ */
+export function serializeMatchResult(result: MatchResult): string {
+  return answerText(result, ticketListText);
 }
 
 /** Added before a ticket's closing brace (which JSON.parse proved is its last byte) when it has none. */
@@ -136,26 +145,12 @@ function ticketFromSpans(text: string, spans: TicketSpans, t: number): string {
 export function writeMatchResultFromSpans(result: MatchResult, text: string, spans: TicketSpans): string {
   const order = result.ticketOrder;
   let next = 0;
-  const tickets = (count: number): string => {
+  return answerText(result, (tickets) => {
     let out = "[";
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < tickets.length; i++) {
       if (i > 0) out += ",";
       out += ticketFromSpans(text, spans, order[next++]!);
     }
     return `${out}]`;
-  };
-  let out = '{"matchSuggestions":[';
-  const matches = result.matchSuggestions;
-  for (let m = 0; m < matches.length; m++) {
-    const match = matches[m]!;
-    if (m > 0) out += ",";
-    out += `{"id":"${match.id}","server":${JSON.stringify(match.server)},"matchScore":${floatText(match.matchScore)},"teams":[`;
-    for (let t = 0; t < match.teams.length; t++) {
-      const team = match.teams[t]!;
-      if (t > 0) out += ",";
-      out += `{"id":"${team.id}","tickets":${tickets(team.tickets.length)}}`;
-    }
-    out += "]}";
-  }
-  return `${out}],"unmatchedTickets":${tickets(result.unmatchedTickets.length)}}`;
+  });
 }
