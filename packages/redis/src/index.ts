@@ -1,0 +1,10 @@
+export type { Redis } from "ioredis";
+export {
+  type CreateRedisOptions,
+  closeRedis,
+  createRedis,
+  DEFAULT_REDIS_URL,
+  redisReadiness,
+} from "./redis-client.js";
+export { type RedisKeys, redisKeys } from "./redis-keys.js";
+export { createTestRedis, type TestRedis } from "./test-redis.js";
