@@ -5,7 +5,10 @@ import { mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
 import { createInlineSpanScanner, type SpanScanner } from "./http/span-scanner.js";
 
 export interface MatchmakerDeps {
-  config: Pick<MatchmakerConfig, "MAX_BODY_BYTES" | "MAX_TICKETS" | "CLOCK_SKEW_SECONDS">;
+  config: Pick<
+    MatchmakerConfig,
+    "MAX_BODY_BYTES" | "MAX_TICKETS" | "MAX_MATCH_PLAYERS" | "CLOCK_SKEW_SECONDS"
+  >;
   license: LicenseClient;
   logger: Logger;
   /** Unix seconds; defaults to the system clock. */
@@ -24,7 +27,11 @@ export function createApp(deps: MatchmakerDeps): ServiceApp {
     routes(app) {
       mountMatchmakingRoutes(app, {
         license: deps.license,
-        limits: { maxTickets: deps.config.MAX_TICKETS, clockSkewSeconds: deps.config.CLOCK_SKEW_SECONDS },
+        limits: {
+          maxTickets: deps.config.MAX_TICKETS,
+          maxMatchPlayers: deps.config.MAX_MATCH_PLAYERS,
+          clockSkewSeconds: deps.config.CLOCK_SKEW_SECONDS,
+        },
         clock: deps.clock ?? (() => Date.now() / 1000),
         spanScanner: deps.spanScanner ?? createInlineSpanScanner(),
       });

@@ -13,6 +13,8 @@ export const configSchema = {
     LICENSE_GRACE_SECONDS: { type: "integer", minimum: 0, default: 86400 },
     MAX_BODY_BYTES: { type: "integer", minimum: 1024, default: 64 * 1024 * 1024 },
     MAX_TICKETS: { type: "integer", minimum: 2, default: 200_000 },
+    // A match's cost grows with its size; 1000 covers 100-player battle royales with room to spare.
+    MAX_MATCH_PLAYERS: { type: "integer", minimum: 2, maximum: 10_000, default: 1000 },
     CLOCK_SKEW_SECONDS: { type: "integer", minimum: 0, default: 60 },
   },
 } as const;

@@ -46,7 +46,7 @@ describe("the matchmaker against the real license service", () => {
     });
     await license.start();
     app = createApp({
-      config: { MAX_BODY_BYTES: 1 << 20, MAX_TICKETS: 1000, CLOCK_SKEW_SECONDS: 60 },
+      config: { MAX_BODY_BYTES: 1 << 20, MAX_TICKETS: 1000, MAX_MATCH_PLAYERS: 1000, CLOCK_SKEW_SECONDS: 60 },
       license,
       logger,
     }).app;

@@ -9,7 +9,13 @@ const logger = createLogger({ name: "matchmaker-test", level: "silent" });
 
 function app(license = fakeLicense(), limits: { MAX_TICKETS?: number; MAX_BODY_BYTES?: number } = {}) {
   return createApp({
-    config: { MAX_BODY_BYTES: 1024 * 1024, MAX_TICKETS: 1000, CLOCK_SKEW_SECONDS: 60, ...limits },
+    config: {
+      MAX_BODY_BYTES: 1024 * 1024,
+      MAX_TICKETS: 1000,
+      MAX_MATCH_PLAYERS: 1000,
+      CLOCK_SKEW_SECONDS: 60,
+      ...limits,
+    },
     license,
     logger,
     clock: () => NOW,
@@ -115,22 +121,26 @@ describe("POST /matchmaking/basic", () => {
     );
   });
 
-  it("rejects a mode whose match can never fill and a party larger than a team", async () => {
+  it("rejects a mode whose match can never fill", async () => {
     const single = await request(app())
       .post("/matchmaking/basic")
       .send({ game_mode: { numTeams: 1, numPlayersPerTeam: 1 }, tickets: [ticket("a", 1)] });
     expect(single.status).toBe(400);
     expect(single.body.errors[0].pointer).toBe("/game_mode/numPlayersPerTeam");
-    const party = await request(app())
-      .post("/matchmaking/basic")
-      .send({
-        game_mode: twoVsTwo,
-        tickets: ["a", "b", "c"].map((id) => ticket(id, 1500, { partyId: "p1" })),
-      });
-    expect(party.status).toBe(400);
-    expect(party.body.errors[0]).toEqual({
-      pointer: "/tickets/0/partyId",
-      detail: 'party "p1" has 3 tickets but a team holds only 2',
+  });
+
+  it("returns a party larger than a team unmatched and matches the rest of the queue", async () => {
+    const party = ["a", "b", "c"].map((id) => ticket(id, 1500, { partyId: "p1" }));
+    const others = ["d", "e", "f", "g"].map((id) => ticket(id, 1500));
+    const res = await request(app())
+      .post("/matchmaking/basic?explain=true")
+      .send({ game_mode: twoVsTwo, tickets: [...party, ...others], now: NOW });
+    expect(res.status).toBe(200);
+    expect(res.body.matchSuggestions).toHaveLength(1);
+    expect(res.body.unmatchedTickets.map((t: { ticketId: string }) => t.ticketId)).toEqual(["a", "b", "c"]);
+    expect(res.body.unmatchedReasons.a).toEqual({
+      code: "party-too-large",
+      detail: 'party "p1" has 3 tickets but a team holds 2',
     });
   });
 

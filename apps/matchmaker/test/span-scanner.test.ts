@@ -68,7 +68,12 @@ describe("answers through the worker span scanner", () => {
     const { fakeLicense } = await import("./fake-license.js");
     const { default: request } = await import("supertest");
     const logger = createLogger({ name: "span-test", level: "silent" });
-    const config = { MAX_BODY_BYTES: 1 << 24, MAX_TICKETS: 10_000, CLOCK_SKEW_SECONDS: 60 };
+    const config = {
+      MAX_BODY_BYTES: 1 << 24,
+      MAX_TICKETS: 10_000,
+      MAX_MATCH_PLAYERS: 1000,
+      CLOCK_SKEW_SECONDS: 60,
+    };
     const worker = createWorkerSpanScanner(compiledWorker);
     const appWith = (spanScanner?: SpanScanner) =>
       createApp({ config, license: fakeLicense(), logger, ...(spanScanner ? { spanScanner } : {}) }).app;

@@ -1,5 +1,5 @@
 import type { FromSchema } from "json-schema-to-ts";
-import { compile } from "./validation.js";
+import { compile, compileFirstError } from "./validation.js";
 
 /**
  * The stateless matchmaker's wire shapes (`POST /matchmaking/basic` and `/matchmaking/advanced`),
@@ -145,6 +145,11 @@ export const MatchmakingRequestSchema = {
       description:
         "Unix seconds used as the current time; defaults to the server clock. Makes a queue replayable.",
     },
+    explain: {
+      type: "boolean",
+      description:
+        "Adds `unmatchedReasons` to the answer: why each unmatched ticket is still waiting. Same as `?explain=true`.",
+    },
   },
 } as const;
 export type MatchmakingRequest = FromSchema<
@@ -153,6 +158,50 @@ export type MatchmakingRequest = FromSchema<
 >;
 
 const UuidString = { type: "string", format: "uuid" } as const;
+
+/**
+ * Why a ticket came back unmatched (`?explain=true`). Stable codes; ALGORITHM.md explains each.
+ * - party-too-large: its party has more tickets than a team holds.
+ * - party-constraints-differ: its party's members have different exactEqualityConstraints.
+ * - no-shared-server: its party's members have no server in common.
+ * - no-server-within-max-latency: every server it (or its whole party) could share is above maxLatency.
+ * - no-compatible-tickets: no other ticket in the request has the same constraints and a shared server.
+ * - not-enough-compatible-tickets: too few compatible players are left to fill a match.
+ * - waiting-for-better-match: a match is possible but its score is below what this wait requires.
+ */
+export const UNMATCHED_REASON_CODES = [
+  "party-too-large",
+  "party-constraints-differ",
+  "no-shared-server",
+  "no-server-within-max-latency",
+  "no-compatible-tickets",
+  "not-enough-compatible-tickets",
+  "waiting-for-better-match",
+] as const;
+export type UnmatchedReasonCode = (typeof UNMATCHED_REASON_CODES)[number];
+
+const UnmatchedReasonObject = {
+  type: "object",
+  required: ["code"],
+  properties: {
+    code: { type: "string", enum: UNMATCHED_REASON_CODES },
+    detail: { type: "string", description: "A sentence for people; its wording may change." },
+    requiredScore: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      description: "waiting-for-better-match: the score this ticket's match needs at its current wait.",
+    },
+    bestScore: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      description: "waiting-for-better-match: the score of the best match available to it now.",
+    },
+  },
+  additionalProperties: false,
+} as const;
+export type UnmatchedReason = FromSchema<typeof UnmatchedReasonObject>;
 
 export const MatchmakingResponseSchema = {
   $id: "MatchmakingResponse",
@@ -186,6 +235,11 @@ export const MatchmakingResponseSchema = {
       },
     },
     unmatchedTickets: { type: "array", items: ReturnedTicketObject },
+    unmatchedReasons: {
+      type: "object",
+      additionalProperties: UnmatchedReasonObject,
+      description: "Only with `explain`: for every unmatched ticket, keyed by ticketId, why it is waiting.",
+    },
   },
   additionalProperties: false,
 } as const;
@@ -201,4 +255,8 @@ export function isLatencyMap(servers: Servers): servers is LatencyMap {
 export const validateGameMode = compile<GameMode>(GameModeSchema);
 export const validateTicket = compile<Ticket>(TicketSchema);
 export const validateMatchmakingRequest = compile<MatchmakingRequest>(MatchmakingRequestSchema);
+/** Stop at the first error: the matchmaker's cheap check before it lists a bounded set of errors. */
+export const validateMatchmakingRequestFirstError =
+  compileFirstError<MatchmakingRequest>(MatchmakingRequestSchema);
+export const validateTicketFirstError = compileFirstError<Ticket>(TicketSchema);
 export const validateMatchmakingResponse = compile<MatchmakingResponse>(MatchmakingResponseSchema);

@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { validateMatchmakingRequest } from "@arena/contracts";
 import type { LicenseClient } from "@arena/license-client";
-import { requireJsonBody, validateOrThrow } from "@arena/service-kit";
+import { AppError, requireJsonBody } from "@arena/service-kit";
 import type { Express, Request, Response } from "express";
 import { findMatches, type MatchGameMode, type MatchResult, type MatchTicket } from "../matching/index.js";
 import {
   checkMatchmakingRequest,
+  checkMatchSize,
   checkTicketLimit,
   type Edition,
   type RequestLimits,
 } from "./request-checks.js";
-import { serializeMatchResult, writeMatchResultFromSpans } from "./response-serializer.js";
+import { validateMatchmakingBody } from "./request-validation.js";
+import { answerIsAscii, serializeMatchResult, writeMatchResultFromSpans } from "./response-serializer.js";
 import type { SpanScanner } from "./span-scanner.js";
 import type { TicketSpans } from "./ticket-spans.js";
 
@@ -37,9 +38,21 @@ function writeAnswer(req: Request, spans: TicketSpans | null, result: MatchResul
   const text = req.rawBody?.asciiText;
   if (text === undefined || !spans) return serializeMatchResult(result);
   const answer = writeMatchResultFromSpans(result, text, spans);
-  // An ASCII request gives an ASCII answer (its slices, uuids, numbers, its own server names), so
-  // latin1 is its UTF-8 encoding, and converting it is a plain copy without a UTF-8 pass.
-  return Buffer.from(answer, "latin1");
+  // An ASCII answer (slices of an ASCII request, uuids, numbers, ASCII server names) is its own
+  // UTF-8 in latin1, and converting it is a plain copy without a UTF-8 pass.
+  return answerIsAscii(result) ? Buffer.from(answer, "latin1") : answer;
+}
+
+/** `?explain=true|false`; the body's `explain` applies when the query does not say. */
+function explainWanted(req: Request, bodyExplain: boolean | undefined): boolean {
+  const query = req.query.explain;
+  if (query === undefined) return bodyExplain === true;
+  if (query === "true") return true;
+  if (query === "false") return false;
+  const detail = "the query parameter explain must be true or false";
+  throw new AppError("VALIDATION_FAILED", `Invalid request: ${detail}`, {
+    errors: [{ pointer: "/explain", detail }],
+  });
 }
 
 export interface MatchmakingRouteDeps {
@@ -59,14 +72,16 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     // The scan needs only the bytes: with a worker scanner it runs while this thread validates
     // and matches; its result is only used once the request has proved valid.
     const spans = startSpanScan(req, body, deps.spanScanner);
-    const request = validateOrThrow(validateMatchmakingRequest, body);
+    const request = validateMatchmakingBody(body);
+    const explain = explainWanted(req, request.explain);
     const gameMode = request.game_mode as MatchGameMode;
+    checkMatchSize(gameMode, deps.limits);
     const tickets = request.tickets as MatchTicket[];
     const now = request.now ?? deps.clock();
     checkMatchmakingRequest(gameMode, tickets, edition, now, deps.limits);
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
-    const result = findMatches(gameMode, tickets, { now, edition, idSeed: randomUUID() });
+    const result = findMatches(gameMode, tickets, { now, edition, idSeed: randomUUID(), explain });
     res.type("application/json").send(writeAnswer(req, spans ? await spans : null, result));
   };
   app.post("/matchmaking/basic", handle("basic"));

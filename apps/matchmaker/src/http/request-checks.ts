@@ -1,17 +1,16 @@
-import type { FieldError } from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
 import type { MatchGameMode, MatchTicket } from "../matching/index.js";
+import { ErrorList } from "./request-validation.js";
 
 export type Edition = "basic" | "advanced";
 
 export interface RequestLimits {
   maxTickets: number;
+  /** Largest match (numTeams × numPlayersPerTeam) this matchmaker forms; bounds the work per request. */
+  maxMatchPlayers: number;
   /** How far a joinTimestamp may lie in the future before it is refused (clocks drift). */
   clockSkewSeconds: number;
 }
-
-/** A problem answer lists at most this many field errors, so a bad 100k-ticket queue stays small. */
-const MAX_REPORTED_ERRORS = 100;
 
 /** Refuses oversized queues before any per-ticket work (413, as body size is). */
 export function checkTicketLimit(body: unknown, maxTickets: number): void {
@@ -29,9 +28,29 @@ export function checkTicketLimit(body: unknown, maxTickets: number): void {
 }
 
 /**
+ * Refuses a game mode whose match can never be filled or would cost more than this matchmaker
+ * allows, before anything is sized by it (a 2 × 10⁹ mode once made the search allocate per player).
+ */
+export function checkMatchSize(gameMode: MatchGameMode, limits: RequestLimits): void {
+  const players = gameMode.numTeams * gameMode.numPlayersPerTeam;
+  if (players <= limits.maxMatchPlayers) return;
+  const size = `${gameMode.numTeams} × ${gameMode.numPlayersPerTeam}`;
+  const detail =
+    players > limits.maxTickets
+      ? `a match of ${size} players can never fill: a request holds at most ${limits.maxTickets} tickets`
+      : `a match of ${size} players is larger than this matchmaker's limit of ${limits.maxMatchPlayers} (MAX_MATCH_PLAYERS)`;
+  throw new AppError("VALIDATION_FAILED", `Invalid request: /game_mode ${detail}`, {
+    errors: [{ pointer: "/game_mode", detail }],
+    extensions: { limit: limits.maxMatchPlayers },
+  });
+}
+
+/**
  * The rules a schema cannot express (or not cheaply): unique ticket ids, distinct server names, no
- * joins from the future, parties that fit a team, and edition-only features. (A match size below
- * two is already refused by the schema.) Every problem is reported at once.
+ * joins from the future, and edition-only features. (A match size below two is already refused by
+ * the schema.) Every problem is reported at once. A well-formed ticket that can never be placed (a
+ * party larger than a team, one whose members share no server) is no error: it comes back unmatched,
+ * so one ticket never blocks a queue (SPEC §2 rule 9).
  */
 export function checkMatchmakingRequest(
   gameMode: MatchGameMode,
@@ -40,17 +59,14 @@ export function checkMatchmakingRequest(
   now: number,
   limits: RequestLimits,
 ): void {
-  const errors: FieldError[] = [];
-  const add = (pointer: string, detail: string) => {
-    if (errors.length < MAX_REPORTED_ERRORS) errors.push({ pointer, detail });
-  };
+  const errors = new ErrorList();
+  const add = (pointer: string, detail: string) => errors.add([{ pointer, detail }]);
 
   if (edition === "basic" && gameMode.maxLatency !== undefined) {
     add("/game_mode/maxLatency", "maxLatency needs the advanced edition: use POST /matchmaking/advanced");
   }
 
   const firstWithId = firstTicketWithSameId(tickets);
-  const partySizes = new Map<string, { size: number; first: number }>();
   const latestJoin = now + limits.clockSkewSeconds;
   for (let i = 0; i < tickets.length; i++) {
     const t = tickets[i]!;
@@ -71,21 +87,8 @@ export function checkMatchmakingRequest(
         "a latency map needs the advanced edition: use POST /matchmaking/advanced",
       );
     }
-    if (t.partyId !== undefined) {
-      const party = partySizes.get(t.partyId);
-      if (party) party.size++;
-      else partySizes.set(t.partyId, { size: 1, first: i });
-    }
   }
-  for (const [partyId, { size, first }] of partySizes) {
-    if (size > gameMode.numPlayersPerTeam) {
-      add(
-        `/tickets/${first}/partyId`,
-        `party ${JSON.stringify(partyId)} has ${size} tickets but a team holds only ${gameMode.numPlayersPerTeam}`,
-      );
-    }
-  }
-  if (errors.length > 0) throw AppError.validation(errors);
+  if (errors.size > 0) throw errors.toProblem();
 }
 
 /** Index of the first name that repeats an earlier one, or -1. Lists are short: pairs beat a Set. */

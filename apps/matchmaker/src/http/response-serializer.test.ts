@@ -90,9 +90,9 @@ describe("the answer assembled from the request's text", () => {
     );
   });
 
-  it("keeps the last of repeated keys, as JSON.parse does", () => {
+  it("keeps the last of repeated root keys, as JSON.parse does", () => {
     const body =
-      '{"tickets":[{"ticketId":"x","joinTimestamp":1,"rating":1,"servers":["a"]}],"tickets":[{"ticketId":"y","rating":2,"rating":3,"joinTimestamp":1,"servers":["a"]}]}';
+      '{"tickets":[{"ticketId":"x","joinTimestamp":1,"rating":1,"servers":["a"]}],"tickets":[{"ticketId":"y","rating":3,"joinTimestamp":1,"servers":["a"]}]}';
     const tickets = (JSON.parse(body) as { tickets: MatchTicket[] }).tickets;
     const fast = fromSpans(body, tickets, resultOf(tickets));
     expect(JSON.parse(fast!).unmatchedTickets).toEqual([
@@ -100,12 +100,39 @@ describe("the answer assembled from the request's text", () => {
     ]);
   });
 
-  it("reads escaped key names as JSON.parse does", () => {
-    const body = '{"t\\u0069ckets":[{"ticketId":"x","joinTimestamp":1,"r\\u0061ting":7,"servers":["a"]}]}';
+  it("steps aside for a ticket that repeats a key, so the answer shows the value that was matched", () => {
+    for (const body of [
+      '{"tickets":[{"ticketId":"y","rating":2,"rating":3,"joinTimestamp":1,"servers":["a"]}]}',
+      '{"tickets":[{"ticketId":"a","ticketId":"b","joinTimestamp":1,"rating":3,"servers":["a"]}]}',
+      '{"tickets":[{"ticketId":"y","joinTimestamp":1,"rating":3,"servers":["a"],"servers":["b"]}]}',
+    ]) {
+      expect(scanTicketSpans(Buffer.from(body), 1)).toBeNull();
+    }
+    // Keys of nested objects are not the ticket's own and may repeat across levels.
+    const nested =
+      '{"tickets":[{"ticketId":"y","joinTimestamp":1,"rating":3,"servers":["a"],"x":{"ticketId":1}}]}';
+    expect(scanTicketSpans(Buffer.from(nested), 1)).not.toBeNull();
+  });
+
+  it("reads an escaped root key and steps aside for escaped ticket keys (they could spell a repeated key)", () => {
+    const root = '{"t\\u0069ckets":[{"ticketId":"x","joinTimestamp":1,"rating":7,"servers":["a"]}]}';
+    const tickets = (JSON.parse(root) as { tickets: MatchTicket[] }).tickets;
+    const fast = fromSpans(root, tickets, resultOf(tickets))!;
+    expect(fast).toContain('"rating":7.0');
+    const ticketKey =
+      '{"tickets":[{"ticketId":"x","joinTimestamp":1,"r\\u0061ting":7,"rating":8,"servers":["a"]}]}';
+    expect(scanTicketSpans(Buffer.from(ticketKey), 1)).toBeNull();
+  });
+
+  it("writes a rating given with an exponent as the parsed-ticket writer does", () => {
+    const body =
+      '{"tickets":[{"ticketId":"x","joinTimestamp":1,"rating":15e2,"servers":["a"]},{"ticketId":"y","joinTimestamp":1,"rating":-2.5E-1,"servers":["a"]}]}';
     const tickets = (JSON.parse(body) as { tickets: MatchTicket[] }).tickets;
-    const fast = fromSpans(body, tickets, resultOf(tickets))!;
-    expect(fast).toContain("7.0");
-    expect(JSON.parse(fast).unmatchedTickets[0].rating).toBe(7);
+    const result = resultOf(tickets);
+    const fast = fromSpans(body, tickets, result)!;
+    expect(fast).toContain('"rating":1500.0');
+    expect(fast).toContain('"rating":-0.25');
+    expect(fast).toBe(serializeMatchResult(result));
   });
 
   it("gives up on a body whose ticket count differs from the parsed one", () => {

@@ -1,3 +1,4 @@
+import type { UnmatchedReason } from "@arena/contracts";
 import type { MatchResult, MatchTicket } from "../matching/index.js";
 import type { TicketSpans } from "./ticket-spans.js";
 
@@ -80,7 +81,43 @@ function answerText(result: MatchResult, ticketList: (tickets: readonly MatchTic
     }
     text += "]}";
   }
-  return `${text}],"unmatchedTickets":${ticketList(result.unmatchedTickets)}}`;
+  text += `],"unmatchedTickets":${ticketList(result.unmatchedTickets)}`;
+  if (result.unmatchedReasons !== undefined) text += unmatchedReasonsText(result);
+  return `${text}}`;
+}
+
+/** `,"unmatchedReasons":{ticketId: reason}` in the order of the unmatched tickets. */
+function unmatchedReasonsText(result: MatchResult): string {
+  const reasons = result.unmatchedReasons as readonly UnmatchedReason[];
+  let text = ',"unmatchedReasons":{';
+  for (let i = 0; i < reasons.length; i++) {
+    if (i > 0) text += ",";
+    text += `${JSON.stringify(result.unmatchedTickets[i]!.ticketId)}:${JSON.stringify(reasons[i])}`;
+  }
+  return `${text}}`;
+}
+
+function isAsciiText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * Whether the answer written from an ASCII request is ASCII too, so its latin1 bytes are its UTF-8.
+ * Slices, ids and numbers are; server names and reasons come from parsed values, and a client may
+ * write `"S\u00e3o Paulo"` in plain ASCII.
+ */
+export function answerIsAscii(result: MatchResult): boolean {
+  let last = "";
+  for (const match of result.matchSuggestions) {
+    if (match.server === last) continue;
+    if (!isAsciiText(match.server)) return false;
+    last = match.server;
+  }
+  for (const reason of result.unmatchedReasons ?? []) {
+    if (!isAsciiText(reason.detail ?? "")) return false;
+  }
+  return true;
 }
 
 /**
@@ -95,35 +132,51 @@ export function serializeMatchResult(result: MatchResult): string {
 /** Added before a ticket's closing brace (which JSON.parse proved is its last byte) when it has none. */
 const CLOSING_CONSTRAINTS_MEMBER = ',"exactEqualityConstraints":{}}';
 
-function ratingIsIntegralText(text: string, start: number, end: number): boolean {
+const RATING_AS_WRITTEN = 0;
+const RATING_ADD_DOT = 1;
+const RATING_REWRITE = 2;
+
+/**
+ * How a rating's text becomes a float: a decimal fraction (`12.5`) stays as written, an integer
+ * (`1500`) gets `.0`, and an exponent (`15e2`) is written again as `floatText` writes it, so both
+ * answer paths give the same text.
+ */
+function ratingTextMode(text: string, start: number, end: number): number {
+  let dot = false;
   for (let k = start; k < end; k++) {
     const c = text.charCodeAt(k);
-    if (c === 0x2e || c === 0x65 || c === 0x45) return false; // . e E
+    if (c === 0x65 || c === 0x45) return RATING_REWRITE; // e E
+    if (c === 0x2e) dot = true;
   }
-  return true;
+  return dot ? RATING_AS_WRITTEN : RATING_ADD_DOT;
 }
 
-/** One ticket as the client wrote it, with `.0` after an integral rating and `{}` constraints. */
-function ticketFromSpans(text: string, spans: TicketSpans, t: number): string {
+/** One ticket as the client wrote it, with its rating as a float and `{}` constraints. */
+function ticketFromSpans(text: string, spans: TicketSpans, t: number, ticket: MatchTicket): string {
   const start = spans.start[t]!;
   const end = spans.end[t]!;
+  const ratingStart = spans.ratingStart[t]!;
   const ratingEnd = spans.ratingEnd[t]!;
-  const addDot = spans.ratingStart[t]! >= 0 && ratingIsIntegralText(text, spans.ratingStart[t]!, ratingEnd);
+  const mode = ratingStart >= 0 ? ratingTextMode(text, ratingStart, ratingEnd) : RATING_AS_WRITTEN;
+  const changeRating = mode !== RATING_AS_WRITTEN;
   const cStart = spans.constraintsStart[t]!;
   const cEnd = spans.constraintsEnd[t]!;
   // `null` constraints become `{}`; missing ones are added before the closing brace.
   const nullConstraints = cStart >= 0 && cEnd - cStart === 4 && text.charCodeAt(cStart) === 0x6e;
-  if (!addDot && cStart >= 0 && !nullConstraints) return text.slice(start, end);
+  if (!changeRating && cStart >= 0 && !nullConstraints) return text.slice(start, end);
   // The usual ticket (no constraints, a fractional rating): one slice and the closing member.
-  if (!addDot && cStart < 0) return text.slice(start, end - 1) + CLOSING_CONSTRAINTS_MEMBER;
+  if (!changeRating && cStart < 0) return text.slice(start, end - 1) + CLOSING_CONSTRAINTS_MEMBER;
   let out = "";
   let at = start;
   if (nullConstraints && cStart < ratingEnd) {
     out += `${text.slice(at, cStart)}{}`;
     at = cEnd;
   }
-  if (addDot) {
+  if (mode === RATING_ADD_DOT) {
     out += `${text.slice(at, ratingEnd)}.0`;
+    at = ratingEnd;
+  } else if (mode === RATING_REWRITE) {
+    out += text.slice(at, ratingStart) + floatText(ticket.rating);
     at = ratingEnd;
   }
   if (nullConstraints && cStart > ratingEnd) {
@@ -149,7 +202,7 @@ export function writeMatchResultFromSpans(result: MatchResult, text: string, spa
     let out = "[";
     for (let i = 0; i < tickets.length; i++) {
       if (i > 0) out += ",";
-      out += ticketFromSpans(text, spans, order[next++]!);
+      out += ticketFromSpans(text, spans, order[next++]!, tickets[i]!);
     }
     return `${out}]`;
   });

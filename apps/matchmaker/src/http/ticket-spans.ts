@@ -6,7 +6,9 @@
  *
  * The body has already been parsed by JSON.parse and validated, so the scanner only follows
  * structure, in one pass over the bytes with no calls per byte. Anything it does not expect makes
- * it give up (null) and the caller serializes the parsed tickets instead.
+ * it give up (null) and the caller serializes the parsed tickets instead. That includes a ticket
+ * that repeats a key (`"servers"` twice): JSON.parse keeps the last value, so echoing the text
+ * would answer with a ticket other than the one matched.
  */
 
 export interface TicketSpans {
@@ -40,6 +42,8 @@ const TICKETS = Buffer.from("tickets");
 const RATING = Buffer.from("rating");
 const CONSTRAINTS = Buffer.from("exactEqualityConstraints");
 const MAX_DEPTH = 256;
+/** A ticket with more keys than this is answered by the parsed-ticket writer instead. */
+const MAX_TICKET_KEYS = 32;
 
 function keyEquals(raw: Uint8Array, start: number, end: number, name: Uint8Array): boolean {
   if (end - start !== name.length) return false;
@@ -59,6 +63,26 @@ function keyKind(raw: Buffer, start: number, end: number, escaped: boolean, dept
   return keyEquals(raw, start, end, CONSTRAINTS) ? KEY_CONSTRAINTS : KEY_OTHER;
 }
 
+/** Whether the key `from..to` equals one of the first `count` keys recorded. */
+function repeatsKey(
+  raw: Buffer,
+  from: number,
+  to: number,
+  keyFrom: Int32Array,
+  keyTo: Int32Array,
+  count: number,
+): boolean {
+  const length = to - from;
+  for (let k = 0; k < count; k++) {
+    const start = keyFrom[k]!;
+    if (keyTo[k]! - start !== length) continue;
+    let same = true;
+    for (let j = 0; j < length && same; j++) same = raw[start + j] === raw[from + j];
+    if (same) return true;
+  }
+  return false;
+}
+
 export function scanTicketSpans(raw: Buffer, expectedCount: number): TicketSpans | null {
   const start = new Int32Array(expectedCount);
   const end = new Int32Array(expectedCount);
@@ -67,6 +91,10 @@ export function scanTicketSpans(raw: Buffer, expectedCount: number): TicketSpans
   const constraintsStart = new Int32Array(expectedCount).fill(-1);
   const constraintsEnd = new Int32Array(expectedCount).fill(-1);
   const isObject = new Uint8Array(MAX_DEPTH + 1);
+  // The current ticket's keys (byte ranges), to refuse repeated ones.
+  const keyFrom = new Int32Array(MAX_TICKET_KEYS);
+  const keyTo = new Int32Array(MAX_TICKET_KEYS);
+  let keyCount = 0;
 
   const n = raw.length;
   let count = 0;
@@ -97,7 +125,19 @@ export function scanTicketSpans(raw: Buffer, expectedCount: number): TicketSpans
       i++;
       if (isObject[depth] === 1 && (last === OPEN_OBJECT || last === COMMA)) {
         if (depth === 1) rootKey = keyKind(raw, from, to, escaped, 1);
-        else if (depth === 3 && inTickets) ticketKey = keyKind(raw, from, to, escaped, 3);
+        else if (depth === 3 && inTickets) {
+          // Escaped keys could spell a repeated key differently: leave those tickets to JSON.stringify.
+          if (
+            escaped ||
+            keyCount === MAX_TICKET_KEYS ||
+            repeatsKey(raw, from, to, keyFrom, keyTo, keyCount)
+          ) {
+            return null;
+          }
+          keyFrom[keyCount] = from;
+          keyTo[keyCount++] = to;
+          ticketKey = keyKind(raw, from, to, false, 3);
+        }
         last = QUOTE;
       } else {
         if (depth === 3 && inTickets && ticketKey !== KEY_OTHER) {
@@ -123,6 +163,7 @@ export function scanTicketSpans(raw: Buffer, expectedCount: number): TicketSpans
         if (b !== OPEN_OBJECT || count >= expectedCount) return null;
         start[count] = i;
         ticketKey = KEY_OTHER;
+        keyCount = 0;
       } else if (depth === 4 && inTickets && last === COLON && ticketKey === KEY_CONSTRAINTS) {
         constraintsStart[count] = i;
       }

@@ -1,6 +1,7 @@
+import type { UnmatchedReason } from "@arena/contracts";
 import { generateMatchIds } from "./match-ids.js";
 import { DEFAULT_TARGET_WAITING_TIME, defaultRatingTolerance } from "./match-quality.js";
-import { searchMatches } from "./match-search.js";
+import { type SearchSettings, searchMatches } from "./match-search.js";
 import { buildQueueModel } from "./queue-model.js";
 import { ServerChooser } from "./server-choice.js";
 import type {
@@ -11,6 +12,7 @@ import type {
   MatchSuggestion,
   MatchTicket,
 } from "./types.js";
+import { explainUnmatched } from "./unmatched-reasons.js";
 
 /**
  * Forms matches from a queue snapshot. Pure and deterministic: the result depends only on the
@@ -40,17 +42,15 @@ export function findMatches(
       ? gameMode.maxWaitingTime
       : Number.POSITIVE_INFINITY;
 
-  const found =
-    teams >= 1 && perTeam >= 1
-      ? searchMatches(model, {
-          teams,
-          perTeam,
-          now: options.now,
-          targetWaitingTime: target,
-          maxWaitingTime: maxWait,
-          tolerance,
-        })
-      : undefined;
+  const settings: SearchSettings = {
+    teams,
+    perTeam,
+    now: options.now,
+    targetWaitingTime: target,
+    maxWaitingTime: maxWait,
+    tolerance,
+  };
+  const found = teams >= 1 && perTeam >= 1 ? searchMatches(model, settings) : undefined;
 
   const matched = new Uint8Array(tickets.length);
   const ticketOrder = new Int32Array(tickets.length);
@@ -106,5 +106,17 @@ export function findMatches(
       ticketOrder[ordered++] = t;
     }
   }
-  return { matchSuggestions, unmatchedTickets, ticketOrder };
+  if (!options.explain) return { matchSuggestions, unmatchedTickets, ticketOrder };
+
+  const unitReasons = explainUnmatched(gameMode, tickets, model, found, settings);
+  const ticketUnit = new Int32Array(tickets.length);
+  for (let u = 0; u < model.unitCount; u++) {
+    for (let k = model.unitMemberStart[u]!; k < model.unitMemberStart[u + 1]!; k++)
+      ticketUnit[model.unitMembers[k]!] = u;
+  }
+  const unmatchedReasons = new Array<UnmatchedReason>(unmatchedTickets.length);
+  for (let i = 0, k = ordered - unmatchedTickets.length; i < unmatchedTickets.length; i++, k++) {
+    unmatchedReasons[i] = unitReasons[ticketUnit[ticketOrder[k]!]!]!;
+  }
+  return { matchSuggestions, unmatchedTickets, ticketOrder, unmatchedReasons };
 }

@@ -1,3 +1,5 @@
+import type { UnmatchedReason } from "@arena/contracts";
+
 /** A ticket as the matchmaker sees it; extra wire fields are carried through untouched. */
 export interface MatchTicket {
   ticketId: string;
@@ -29,6 +31,8 @@ export interface MatchOptions {
   edition: "basic" | "advanced";
   /** Seed of the suggestion and team ids; the same seed and request give the same ids. */
   idSeed?: string;
+  /** Also say why each unmatched ticket is waiting (`unmatchedReasons`). */
+  explain?: boolean;
 }
 
 export interface MatchedTeam {
@@ -51,4 +55,6 @@ export interface MatchResult {
    * team by team, then the unmatched ones. Lets a writer find each ticket's source without a lookup.
    */
   ticketOrder: Int32Array;
+  /** With `explain`: the reason of each unmatched ticket, in the order of `unmatchedTickets`. */
+  unmatchedReasons?: UnmatchedReason[];
 }
