@@ -1,3 +1,4 @@
+import type { ExplainCase, ShapeCase } from "./matchmaker-shapes.js";
 import type { SpeedCase } from "./matchmaker-speed.js";
 
 interface StrategyMetrics {
@@ -19,6 +20,8 @@ export interface BenchReport {
   matchmakerSpeed: SpeedCase[];
   growth: Array<{ mode: string; factor10kTo100k: number; nLogNFactor: number }>;
   memory: { matchmakerPeakRssMiB: number; echoPeakRssMiB: number };
+  shapes: ShapeCase[];
+  explain: ExplainCase[];
   quality: unknown;
 }
 
@@ -48,6 +51,28 @@ export function markdownReport(report: BenchReport): string {
       (g) => `${g.mode} ×${g.factor10kTo100k} from 10k to 100k tickets (n log n would be ×${g.nLogNFactor})`,
     )
     .join("; ");
+  const shapes = table(
+    ["match (teams × players)", "players", "tickets", "median", "slowest", "status"],
+    report.shapes.map((c) => [
+      c.shape,
+      String(c.players),
+      c.tickets.toLocaleString("en"),
+      `${c.medianMs} ms`,
+      `${c.maxMs} ms`,
+      String(c.status),
+    ]),
+  );
+  const explain = table(
+    ["mode", "tickets", "plain (median)", "explain (median)", "ratio", "unmatched explained"],
+    report.explain.map((c) => [
+      c.mode,
+      c.tickets.toLocaleString("en"),
+      `${c.plainMedianMs} ms`,
+      `${c.explainMedianMs} ms`,
+      `×${c.ratio}`,
+      c.unmatched.toLocaleString("en"),
+    ]),
+  );
   const quality = (report.quality as QualityReport).scenarios
     .map((s) => {
       const rows = s.strategies.map((m) => [
@@ -72,6 +97,14 @@ export function markdownReport(report: BenchReport): string {
     speed,
     "",
     `Growth: ${growth}. Peak RSS: matchmaker ${report.memory.matchmakerPeakRssMiB} MiB, echo ${report.memory.echoPeakRssMiB} MiB.`,
+    "",
+    "**Match size**: one request of 100k tickets per shape, up to the largest match the default `MAX_MATCH_PLAYERS` (1000) allows; the last row is a refused oversized mode.",
+    "",
+    shapes,
+    "",
+    "**Explain**: the same queue with and without `explain`, interleaved.",
+    "",
+    explain,
     "",
     "**Quality**: a queue replayed second by second (see apps/matchmaker/ALGORITHM.md).",
     "",

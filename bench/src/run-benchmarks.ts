@@ -4,6 +4,12 @@ import { fileURLToPath } from "node:url";
 import { migrateDatabase } from "@arena/database";
 import { round } from "./http-timing.js";
 import { type BenchReport, markdownReport } from "./markdown-report.js";
+import {
+  type ExplainCase,
+  runExplainBenchmark,
+  runShapeBenchmark,
+  type ShapeCase,
+} from "./matchmaker-shapes.js";
 import { runSpeedBenchmark } from "./matchmaker-speed.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
 
@@ -56,6 +62,8 @@ async function main(): Promise<void> {
   const services: Service[] = [];
   let speed: Awaited<ReturnType<typeof runSpeedBenchmark>>;
   let memory: { matchmakerPeakRssMiB: number; echoPeakRssMiB: number };
+  let shapes: ShapeCase[];
+  let explain: ExplainCase[];
   try {
     const [, matchmaker] = await startLicensedMatchmaker(services);
     const echo = await startService(
@@ -71,6 +79,10 @@ async function main(): Promise<void> {
       matchmakerPeakRssMiB: peakRssMiB(matchmaker!.child.pid!),
       echoPeakRssMiB: peakRssMiB(echo.child.pid!),
     };
+    console.log("\nMatch shapes at 100k tickets (the cost of large matches):");
+    shapes = await runShapeBenchmark(matchmaker!.url);
+    console.log("\nExplain (?explain=true) against the plain answer:");
+    explain = await runExplainBenchmark(matchmaker!.url);
   } finally {
     await Promise.all(services.map(stopService));
   }
@@ -94,6 +106,8 @@ async function main(): Promise<void> {
     matchmakerSpeed: speed,
     growth,
     memory,
+    shapes,
+    explain,
     quality: quality.report,
   };
   mkdirSync(dirname(resultsFile), { recursive: true });
@@ -103,6 +117,8 @@ async function main(): Promise<void> {
   console.table(speed);
   console.log("Growth 10k → 100k (n log n = ×12.5):");
   console.table(growth);
+  console.table(shapes);
+  console.table(explain);
   console.log(`Peak RSS: matchmaker ${memory.matchmakerPeakRssMiB} MiB, echo ${memory.echoPeakRssMiB} MiB`);
   console.log(`\nWritten to ${resultsFile}`);
 }

@@ -11,6 +11,7 @@ import {
   validateGameMode,
   validateMatchmakingRequest,
   validateMatchmakingResponse,
+  validateMatchmakingRequestFirstError,
   validateTicket,
 } from "./matchmaking.js";
 
@@ -183,6 +184,22 @@ describe("MatchmakingRequest", () => {
     ]);
   });
 
+  it("accepts explain as a boolean only", () => {
+    expect(validateMatchmakingRequest({ ...request, explain: true })).toBe(true);
+    expect(fieldErrorsOf(validateMatchmakingRequest, { ...request, explain: "yes" })).toEqual([
+      { pointer: "/explain", detail: "must be boolean" },
+    ]);
+  });
+
+  it("has a first-error validator that agrees with the full one and reports one error", () => {
+    const tickets = request.tickets.map((t) => ({ ...t, rating: "x", servers: [] }));
+    expect(validateMatchmakingRequestFirstError(request)).toBe(true);
+    expect(validateMatchmakingRequestFirstError({ ...request, tickets })).toBe(false);
+    expect(validateMatchmakingRequestFirstError.errors).toHaveLength(1);
+    expect(validateMatchmakingRequest({ ...request, tickets })).toBe(false);
+    expect(validateMatchmakingRequest.errors!.length).toBeGreaterThan(13);
+  });
+
   it("names the game mode field with its parent pointer", () => {
     expect(fieldErrorsOf(validateMatchmakingRequest, { ...request, game_mode: { numTeams: 2 } })).toEqual([
       { pointer: "/game_mode/numPlayersPerTeam", detail: "is required" },
@@ -227,6 +244,16 @@ describe("MatchmakingResponse", () => {
     expect(fieldErrorsOf(validateMatchmakingResponse, { ...response, unmatchedTickets: [bare] })).toEqual([
       { pointer: "/unmatchedTickets/0/exactEqualityConstraints", detail: "is required" },
     ]);
+  });
+
+  it("accepts unmatchedReasons with the documented codes and refuses others", () => {
+    const reasons = {
+      e: { code: "waiting-for-better-match", detail: "…", requiredScore: 0.9, bestScore: 0.4 },
+    };
+    expect(validateMatchmakingResponse({ ...response, unmatchedReasons: reasons })).toBe(true);
+    expect(
+      fieldErrorsOf(validateMatchmakingResponse, { ...response, unmatchedReasons: { e: { code: "bored" } } }),
+    ).toEqual([{ pointer: "/unmatchedReasons/e/code", detail: expect.stringMatching(/^must be one of/) }]);
   });
 
   it("rejects a match score outside 0..1 and an id that is not a uuid", () => {

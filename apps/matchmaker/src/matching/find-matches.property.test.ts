@@ -240,3 +240,110 @@ describe("findMatches on random queues", () => {
     );
   });
 });
+
+/** Tickets that are well-formed but can never be placed, with the reason each must be given. */
+function unplaceableTickets(queue: Queue, seed: number): Array<{ ticket: MatchTicket; code: string }> {
+  const perTeam = queue.gameMode.numPlayersPerTeam;
+  const out: Array<{ ticket: MatchTicket; code: string }> = [];
+  const base = { joinTimestamp: NOW - 60, rating: 1500 + seed };
+  for (let i = 0; i <= perTeam; i++) {
+    out.push({
+      ticket: { ...base, ticketId: `big-${i}`, partyId: "unplaceable-big", servers: ["eu-west"] },
+      code: "party-too-large",
+    });
+  }
+  if (perTeam >= 2) {
+    out.push(
+      {
+        ticket: { ...base, ticketId: "apart-0", partyId: "unplaceable-apart", servers: ["eu-west"] },
+        code: "no-shared-server",
+      },
+      {
+        ticket: { ...base, ticketId: "apart-1", partyId: "unplaceable-apart", servers: ["asia"] },
+        code: "no-shared-server",
+      },
+      {
+        ticket: {
+          ...base,
+          ticketId: "mixed-0",
+          partyId: "unplaceable-mixed",
+          servers: ["eu-west"],
+          exactEqualityConstraints: { map: "a" },
+        },
+        code: "party-constraints-differ",
+      },
+      {
+        ticket: {
+          ...base,
+          ticketId: "mixed-1",
+          partyId: "unplaceable-mixed",
+          servers: ["eu-west"],
+          exactEqualityConstraints: { map: "b" },
+        },
+        code: "party-constraints-differ",
+      },
+    );
+  }
+  if (queue.edition === "advanced" && queue.gameMode.maxLatency !== undefined) {
+    const tooFar = queue.gameMode.maxLatency + 1;
+    out.push({
+      ticket: { ...base, ticketId: "far-0", servers: { "eu-west": tooFar, asia: tooFar + 50 } },
+      code: "no-server-within-max-latency",
+    });
+  }
+  return out;
+}
+
+describe("findMatches with tickets that can never be placed", () => {
+  it("returns them unmatched with their reason and matches the rest of the queue as without them", () => {
+    fc.assert(
+      fc.property(queueArbitrary({ advanced: true }), fc.nat(300), (generated, seed) => {
+        // A fixed tolerance: the default one is derived from every rating in the request.
+        const gameMode = { ...generated.gameMode, ratingTolerance: 200 };
+        const queue = { ...generated, gameMode };
+        const extra = unplaceableTickets(queue, seed);
+        const all = { ...queue, tickets: [...queue.tickets, ...extra.map((e) => e.ticket)] };
+        const options = { now: NOW, edition: queue.edition, idSeed: "s" };
+        const result = findMatches(gameMode, all.tickets, { ...options, explain: true });
+        checkRules(all, result);
+
+        const reasons = new Map(
+          result.unmatchedTickets.map((t, i) => [t.ticketId, result.unmatchedReasons![i]!]),
+        );
+        expect(reasons.size).toBe(result.unmatchedTickets.length);
+        for (const { ticket, code } of extra) expect(reasons.get(ticket.ticketId)?.code).toBe(code);
+        for (const reason of reasons.values()) {
+          if (reason.code === "waiting-for-better-match") {
+            expect(reason.requiredScore).toBeGreaterThan(0);
+            expect(reason.bestScore).toBeGreaterThanOrEqual(0);
+          }
+        }
+
+        const alone = findMatches(gameMode, queue.tickets, options);
+        expect(withoutIds(result)).toEqual({
+          ...(withoutIds(alone) as object),
+          unmatched: result.unmatchedTickets.map((t) => t.ticketId),
+        });
+        const extraIds = new Set(extra.map((e) => e.ticket.ticketId));
+        expect(
+          result.unmatchedTickets.filter((t) => !extraIds.has(t.ticketId)).map((t) => t.ticketId),
+        ).toEqual(alone.unmatchedTickets.map((t) => t.ticketId));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("explains without changing the matches, and says nothing unless asked", () => {
+    fc.assert(
+      fc.property(queueArbitrary({ advanced: false }), (queue) => {
+        const options = { now: NOW, edition: queue.edition, idSeed: "s" };
+        const plain = findMatches(queue.gameMode, queue.tickets, options);
+        const explained = findMatches(queue.gameMode, queue.tickets, { ...options, explain: true });
+        expect(plain.unmatchedReasons).toBeUndefined();
+        expect(withoutIds(explained)).toEqual(withoutIds(plain));
+        expect(explained.unmatchedReasons).toHaveLength(explained.unmatchedTickets.length);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -57,41 +57,73 @@ const cntL = new Int32Array(BITS);
 const cntR = new Int32Array(BITS);
 const bitsTried = new Int32Array(BITS);
 
+/**
+ * Grows the scratch arrays. Each group is allocated in full before any array or capacity is replaced,
+ * so an allocation that fails (an absurd size) leaves the previous, consistent scratch in place.
+ */
 function ensure(units: number, length: number, matchSize: number): void {
   if (units > unitCapacity) {
-    unitCapacity = Math.max(units, unitCapacity * 2);
-    s_pos = new Int32Array(unitCapacity);
+    const capacity = Math.max(units, unitCapacity * 2);
+    s_pos = new Int32Array(capacity);
+    unitCapacity = capacity;
   }
   if (length > orderCapacity) {
-    orderCapacity = Math.max(length, orderCapacity * 2);
-    s_prev = new Int32Array(orderCapacity);
-    s_next = new Int32Array(orderCapacity);
-    s_pMean = new Float64Array(orderCapacity);
-    s_pOldest = new Float64Array(orderCapacity);
-    s_pMask = new Int32Array(orderCapacity);
-    s_used = new Uint8Array(orderCapacity);
+    const capacity = Math.max(length, orderCapacity * 2);
+    const prev = new Int32Array(capacity);
+    const next = new Int32Array(capacity);
+    const mean = new Float64Array(capacity);
+    const oldest = new Float64Array(capacity);
+    const mask = new Int32Array(capacity);
+    const used = new Uint8Array(capacity);
+    s_prev = prev;
+    s_next = next;
+    s_pMean = mean;
+    s_pOldest = oldest;
+    s_pMask = mask;
+    s_used = used;
+    orderCapacity = capacity;
   }
   if (matchSize > need1Capacity) {
-    need1Capacity = matchSize;
     const cap = BITS * matchSize;
-    s_listL = new Int32Array(cap);
-    s_listR = new Int32Array(cap);
-    s_prefixOldL = new Float64Array(matchSize + 1);
-    s_prefixOldR = new Float64Array(matchSize + 1);
-    s_cSpread = new Float64Array(cap);
-    s_cRequired = new Float64Array(cap);
-    s_cBit = new Int32Array(cap);
-    s_cLeft = new Int32Array(cap);
-    s_cDone = new Uint8Array(cap);
-    s_eBit = new Int32Array(cap);
-    s_eLeft = new Int32Array(cap);
-    s_eSpread = new Float64Array(cap);
-    s_win = new Int32Array(matchSize);
-    s_winSize = new Int32Array(matchSize);
-    s_winSum = new Float64Array(matchSize);
-    s_winTeam = new Int32Array(matchSize);
-    s_bestWin = new Int32Array(matchSize);
-    s_bestTeam = new Int32Array(matchSize);
+    const grown = {
+      listL: new Int32Array(cap),
+      listR: new Int32Array(cap),
+      prefixOldL: new Float64Array(matchSize + 1),
+      prefixOldR: new Float64Array(matchSize + 1),
+      cSpread: new Float64Array(cap),
+      cRequired: new Float64Array(cap),
+      cBit: new Int32Array(cap),
+      cLeft: new Int32Array(cap),
+      cDone: new Uint8Array(cap),
+      eBit: new Int32Array(cap),
+      eLeft: new Int32Array(cap),
+      eSpread: new Float64Array(cap),
+      win: new Int32Array(matchSize),
+      winSize: new Int32Array(matchSize),
+      winSum: new Float64Array(matchSize),
+      winTeam: new Int32Array(matchSize),
+      bestWin: new Int32Array(matchSize),
+      bestTeam: new Int32Array(matchSize),
+    };
+    s_listL = grown.listL;
+    s_listR = grown.listR;
+    s_prefixOldL = grown.prefixOldL;
+    s_prefixOldR = grown.prefixOldR;
+    s_cSpread = grown.cSpread;
+    s_cRequired = grown.cRequired;
+    s_cBit = grown.cBit;
+    s_cLeft = grown.cLeft;
+    s_cDone = grown.cDone;
+    s_eBit = grown.eBit;
+    s_eLeft = grown.eLeft;
+    s_eSpread = grown.eSpread;
+    s_win = grown.win;
+    s_winSize = grown.winSize;
+    s_winSum = grown.winSum;
+    s_winTeam = grown.winTeam;
+    s_bestWin = grown.bestWin;
+    s_bestTeam = grown.bestTeam;
+    need1Capacity = matchSize;
   }
 }
 
