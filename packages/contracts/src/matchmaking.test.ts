@@ -10,8 +10,8 @@ import {
   type Ticket,
   validateGameMode,
   validateMatchmakingRequest,
-  validateMatchmakingResponse,
   validateMatchmakingRequestFirstError,
+  validateMatchmakingResponse,
   validateTicket,
 } from "./matchmaking.js";
 
