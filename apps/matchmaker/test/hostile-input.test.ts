@@ -79,14 +79,33 @@ describe("a hostile request leaves the process answering as a fresh one", () => 
   });
 
   it("keeps the search's scratch memory consistent when a huge match fails to allocate", () => {
-    const tickets = REFERENCE.tickets.filter((t) => t.partyId === undefined);
-    const mode = { numTeams: 2, numPlayersPerTeam: 2 };
-    const before = findMatches(mode, tickets, { now: NOW, edition: "basic", idSeed: "s" });
     // Past the HTTP checks, as a library caller could: the single-ticket search sizes scratch arrays by it.
+    const few = REFERENCE.tickets.filter((t) => t.partyId === undefined);
     expect(() =>
-      findMatches({ numTeams: 2, numPlayersPerTeam: 2 ** 30 }, tickets, { now: NOW, edition: "basic" }),
+      findMatches({ numTeams: 2, numPlayersPerTeam: 2 ** 30 }, few, { now: NOW, edition: "basic" }),
     ).toThrow(RangeError);
-    expect(findMatches(mode, tickets, { now: NOW, edition: "basic", idSeed: "s" })).toEqual(before);
+    // A larger match than any before it must get scratch of its own size, not the size recorded for
+    // the allocation that failed.
+    const tickets = Array.from({ length: 400 }, (_, i) => ({
+      ticketId: `same-${i}`,
+      joinTimestamp: NOW,
+      rating: 1500,
+      servers: ["eu-1"],
+    }));
+    const result = findMatches({ numTeams: 2, numPlayersPerTeam: 40 }, tickets, {
+      now: NOW,
+      edition: "basic",
+    });
+    expect(result.matchSuggestions).toHaveLength(5);
+    const placed = result.matchSuggestions.flatMap((m) => {
+      expect(m.server).toBe("eu-1");
+      expect(m.matchScore).toBe(1);
+      return m.teams.flatMap((team) => {
+        expect(team.tickets).toHaveLength(40);
+        return team.tickets.map((t) => t.ticketId);
+      });
+    });
+    expect(new Set(placed).size).toBe(400);
   });
 });
 
