@@ -81,9 +81,9 @@ describe("a hostile request leaves the process answering as a fresh one", () => 
   it("keeps the search's scratch memory consistent when a huge match fails to allocate", () => {
     // Past the HTTP checks, as a library caller could: the single-ticket search sizes scratch arrays by it.
     const few = REFERENCE.tickets.filter((t) => t.partyId === undefined);
-    expect(() =>
-      findMatches({ numTeams: 2, numPlayersPerTeam: 2 ** 30 }, few, { now: NOW, edition: "basic" }),
-    ).toThrow(RangeError);
+    expect(() => findMatches({ numTeams: 2, numPlayersPerTeam: 2 ** 30 }, few, { now: NOW })).toThrow(
+      RangeError,
+    );
     // A larger match than any before it must get scratch of its own size, not the size recorded for
     // the allocation that failed.
     const tickets = Array.from({ length: 400 }, (_, i) => ({
@@ -94,7 +94,6 @@ describe("a hostile request leaves the process answering as a fresh one", () => 
     }));
     const result = findMatches({ numTeams: 2, numPlayersPerTeam: 40 }, tickets, {
       now: NOW,
-      edition: "basic",
     });
     expect(result.matchSuggestions).toHaveLength(5);
     const placed = result.matchSuggestions.flatMap((m) => {

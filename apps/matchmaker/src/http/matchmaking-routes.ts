@@ -81,7 +81,7 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     checkMatchmakingRequest(gameMode, tickets, edition, now, deps.limits);
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
-    const result = findMatches(gameMode, tickets, { now, edition, idSeed: randomUUID(), explain });
+    const result = findMatches(gameMode, tickets, { now, idSeed: randomUUID(), explain });
     res.type("application/json").send(writeAnswer(req, spans ? await spans : null, result));
   };
   app.post("/matchmaking/basic", handle("basic"));

@@ -162,7 +162,7 @@ describe("findMatches on random queues", () => {
     let matches = 0;
     fc.assert(
       fc.property(queueArbitrary({ advanced: false }), (queue) => {
-        const result = findMatches(queue.gameMode, queue.tickets, { now: NOW, edition: queue.edition });
+        const result = findMatches(queue.gameMode, queue.tickets, { now: NOW });
         checkRules(queue, result);
         matches += result.matchSuggestions.length;
       }),
@@ -175,7 +175,7 @@ describe("findMatches on random queues", () => {
     let partyMatches = 0;
     fc.assert(
       fc.property(queueArbitrary({ advanced: true }), (queue) => {
-        const result = findMatches(queue.gameMode, queue.tickets, { now: NOW, edition: queue.edition });
+        const result = findMatches(queue.gameMode, queue.tickets, { now: NOW });
         checkRules(queue, result);
         for (const match of result.matchSuggestions) {
           if (match.teams.some((team) => team.tickets.some((t) => t.partyId !== undefined))) partyMatches++;
@@ -189,7 +189,7 @@ describe("findMatches on random queues", () => {
   it("gives the same matches for the same request, and the same ids for the same seed", () => {
     fc.assert(
       fc.property(queueArbitrary({ advanced: true }), fc.string(), (queue, seed) => {
-        const options = { now: NOW, edition: queue.edition, idSeed: seed };
+        const options = { now: NOW, idSeed: seed };
         const first = findMatches(queue.gameMode, queue.tickets, options);
         const second = findMatches(queue.gameMode, structuredClone(queue.tickets), options);
         expect(withoutIds(second)).toEqual(withoutIds(first));
@@ -204,11 +204,7 @@ describe("findMatches on random queues", () => {
   it("issues distinct version-4 uuids for every match and team", () => {
     fc.assert(
       fc.property(queueArbitrary({ advanced: false }), (queue) => {
-        const result = findMatches(queue.gameMode, queue.tickets, {
-          now: NOW,
-          edition: "basic",
-          idSeed: "s",
-        });
+        const result = findMatches(queue.gameMode, queue.tickets, { now: NOW, idSeed: "s" });
         const ids = result.matchSuggestions.flatMap((m) => [m.id, ...m.teams.map((t) => t.id)]);
         for (const id of ids) expect(id).toMatch(UUID_V4);
         expect(new Set(ids).size).toBe(ids.length);
@@ -231,7 +227,6 @@ describe("findMatches on random queues", () => {
           }));
           const result = findMatches({ numTeams, numPlayersPerTeam }, tickets, {
             now: NOW,
-            edition: "basic",
           });
           expect(result.unmatchedTickets.length).toBe(tickets.length % (numTeams * numPlayersPerTeam));
         },
@@ -303,7 +298,7 @@ describe("findMatches with tickets that can never be placed", () => {
         const queue = { ...generated, gameMode };
         const extra = unplaceableTickets(queue, seed);
         const all = { ...queue, tickets: [...queue.tickets, ...extra.map((e) => e.ticket)] };
-        const options = { now: NOW, edition: queue.edition, idSeed: "s" };
+        const options = { now: NOW, idSeed: "s" };
         const result = findMatches(gameMode, all.tickets, { ...options, explain: true });
         checkRules(all, result);
 
@@ -336,7 +331,7 @@ describe("findMatches with tickets that can never be placed", () => {
   it("explains without changing the matches, and says nothing unless asked", () => {
     fc.assert(
       fc.property(queueArbitrary({ advanced: false }), (queue) => {
-        const options = { now: NOW, edition: queue.edition, idSeed: "s" };
+        const options = { now: NOW, idSeed: "s" };
         const plain = findMatches(queue.gameMode, queue.tickets, options);
         const explained = findMatches(queue.gameMode, queue.tickets, { ...options, explain: true });
         expect(plain.unmatchedReasons).toBeUndefined();

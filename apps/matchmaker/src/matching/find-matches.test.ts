@@ -3,8 +3,8 @@ import { findMatches } from "./find-matches.js";
 import type { MatchGameMode, MatchOptions, MatchTicket } from "./types.js";
 
 const NOW = 1_700_000_000;
-const BASIC: MatchOptions = { now: NOW, edition: "basic", idSeed: "test" };
-const ADVANCED: MatchOptions = { now: NOW, edition: "advanced", idSeed: "test" };
+const BASIC: MatchOptions = { now: NOW, idSeed: "test" };
+const ADVANCED: MatchOptions = { now: NOW, idSeed: "test" };
 const DUEL: MatchGameMode = { numTeams: 2, numPlayersPerTeam: 1 };
 const DOUBLES: MatchGameMode = { numTeams: 2, numPlayersPerTeam: 2 };
 
@@ -264,7 +264,7 @@ describe("ticketOrder", () => {
       { numTeams: 3, numPlayersPerTeam: 3 },
       { numTeams: 1, numPlayersPerTeam: 4 },
     ]) {
-      const result = findMatches(mode, tickets, { now: 1030, edition: "basic", idSeed: "s" });
+      const result = findMatches(mode, tickets, { now: 1030, idSeed: "s" });
       const listed = [
         ...result.matchSuggestions.flatMap((m) => m.teams.flatMap((t) => t.tickets)),
         ...result.unmatchedTickets,

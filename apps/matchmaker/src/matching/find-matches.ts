@@ -1,7 +1,8 @@
 import type { UnmatchedReason } from "@arena/contracts";
 import { generateMatchIds } from "./match-ids.js";
 import { DEFAULT_TARGET_WAITING_TIME, defaultRatingTolerance } from "./match-quality.js";
-import { type SearchSettings, searchMatches } from "./match-search.js";
+import { searchMatches } from "./search.js";
+import { SearchScratch } from "./search-scratch.js";
 import { buildQueueModel } from "./queue-model.js";
 import { ServerChooser } from "./server-choice.js";
 import type {
@@ -11,6 +12,7 @@ import type {
   MatchResult,
   MatchSuggestion,
   MatchTicket,
+  SearchSettings,
 } from "./types.js";
 import { explainUnmatched } from "./unmatched-reasons.js";
 
@@ -50,7 +52,8 @@ export function findMatches(
     maxWaitingTime: maxWait,
     tolerance,
   };
-  const found = teams >= 1 && perTeam >= 1 ? searchMatches(model, settings) : undefined;
+  const scratch = options.scratch ?? new SearchScratch();
+  const found = teams >= 1 && perTeam >= 1 ? searchMatches(model, settings, scratch) : undefined;
 
   const matched = new Uint8Array(tickets.length);
   const ticketOrder = new Int32Array(tickets.length);
@@ -108,7 +111,7 @@ export function findMatches(
   }
   if (!options.explain) return { matchSuggestions, unmatchedTickets, ticketOrder };
 
-  const unitReasons = explainUnmatched(gameMode, tickets, model, found, settings);
+  const unitReasons = explainUnmatched(gameMode, tickets, model, found, settings, scratch.balancer);
   const ticketUnit = new Int32Array(tickets.length);
   for (let u = 0; u < model.unitCount; u++) {
     for (let k = model.unitMemberStart[u]!; k < model.unitMemberStart[u + 1]!; k++)

@@ -13,3 +13,4 @@ export type {
   MatchSuggestion,
   MatchTicket,
 } from "./types.js";
+export { SearchScratch } from "./search-scratch.js";

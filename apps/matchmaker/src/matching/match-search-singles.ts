@@ -11,119 +11,108 @@
  * - a server whose nearest neighbours are the same as an earlier server's is recognised by
  *   comparing the neighbour lists (no hashing), and so is a window already evaluated.
  *
- * All scratch memory is module-level typed arrays grown on demand, so a call allocates only its
- * result. The function is re-entrant for sequential calls (nothing survives between calls).
+ * Its scratch memory is a `SinglesScratch` the caller owns (through `SearchScratch`), grown on
+ * demand and reused, so a call allocates only its result. Nothing in it survives from one call to
+ * the next except capacity.
  */
+import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
-import type { FoundMatches, SearchSettings } from "./match-search.js";
 import type { QueueModel } from "./queue-model.js";
-import { balanceTeams, EXACT_PARTITION_LIMIT, partitionCount } from "./team-balancing.js";
+import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
+import { EXACT_PARTITION_LIMIT, partitionCount, type TeamBalancer } from "./team-balancing.js";
+import type { FoundMatches, SearchSettings } from "./types.js";
 
-const NEIGHBOURS_PER_PLAYER = 3;
-const MIN_NEIGHBOURS = 8;
-const SCAN_PER_NEIGHBOUR = 4;
-const BITS = 32;
-
-let unitCapacity = 0;
-let orderCapacity = 0;
-let s_pos = new Int32Array(0);
-let s_prev = new Int32Array(0);
-let s_next = new Int32Array(0);
-let s_pMean = new Float64Array(0);
-let s_pOldest = new Float64Array(0);
-let s_pMask = new Int32Array(0);
-let s_used = new Uint8Array(0);
-
-let need1Capacity = 0;
-let s_listL = new Int32Array(0);
-let s_listR = new Int32Array(0);
-let s_prefixOldL = new Float64Array(0);
-let s_prefixOldR = new Float64Array(0);
-let s_cSpread = new Float64Array(0);
-let s_cRequired = new Float64Array(0);
-let s_cBit = new Int32Array(0);
-let s_cLeft = new Int32Array(0);
-let s_cDone = new Uint8Array(0);
-let s_eBit = new Int32Array(0);
-let s_eLeft = new Int32Array(0);
-let s_eSpread = new Float64Array(0);
-let s_win = new Int32Array(0);
-let s_winSize = new Int32Array(0);
-let s_winSum = new Float64Array(0);
-let s_winTeam = new Int32Array(0);
-let s_bestWin = new Int32Array(0);
-let s_bestTeam = new Int32Array(0);
-const cntL = new Int32Array(BITS);
-const cntR = new Int32Array(BITS);
-const bitsTried = new Int32Array(BITS);
+const BITS = SERVER_BITS;
 
 /**
- * Grows the scratch arrays. Each group is allocated in full before any array or capacity is replaced,
- * so an allocation that fails (an absurd size) leaves the previous, consistent scratch in place.
+ * The single-ticket search's reusable arrays. Each group is allocated in full before any array or
+ * capacity is replaced, so an allocation that fails (an absurd size) leaves the previous, consistent
+ * arrays in place. `release` drops them, so a process that served one huge queue does not keep its
+ * peak memory forever (see SearchScratch).
  */
-function ensure(units: number, length: number, matchSize: number): void {
-  if (units > unitCapacity) {
-    const capacity = Math.max(units, unitCapacity * 2);
-    s_pos = new Int32Array(capacity);
-    unitCapacity = capacity;
+export class SinglesScratch {
+  unitCapacity = 0;
+  orderCapacity = 0;
+  matchCapacity = 0;
+  pos = new Int32Array(0);
+  links: FreeLinks = { prev: new Int32Array(0), next: new Int32Array(0), used: new Uint8Array(0) };
+  pMean = new Float64Array(0);
+  pOldest = new Float64Array(0);
+  pMask = new Int32Array(0);
+  listL = new Int32Array(0);
+  listR = new Int32Array(0);
+  prefixOldL = new Float64Array(0);
+  prefixOldR = new Float64Array(0);
+  cSpread = new Float64Array(0);
+  cRequired = new Float64Array(0);
+  cBit = new Int32Array(0);
+  cLeft = new Int32Array(0);
+  cDone = new Uint8Array(0);
+  eBit = new Int32Array(0);
+  eLeft = new Int32Array(0);
+  eSpread = new Float64Array(0);
+  win = new Int32Array(0);
+  winSize = new Int32Array(0);
+  winSum = new Float64Array(0);
+  winTeam = new Int32Array(0);
+  bestWin = new Int32Array(0);
+  bestTeam = new Int32Array(0);
+  readonly cntL = new Int32Array(BITS);
+  readonly cntR = new Int32Array(BITS);
+  readonly bitsTried = new Int32Array(BITS);
+
+  ensure(units: number, length: number, matchSize: number): void {
+    if (units > this.unitCapacity) {
+      const capacity = Math.max(units, this.unitCapacity * 2);
+      this.pos = new Int32Array(capacity);
+      this.unitCapacity = capacity;
+    }
+    if (length > this.orderCapacity) {
+      const capacity = Math.max(length, this.orderCapacity * 2);
+      const links = {
+        prev: new Int32Array(capacity),
+        next: new Int32Array(capacity),
+        used: new Uint8Array(capacity),
+      };
+      const mean = new Float64Array(capacity);
+      const oldest = new Float64Array(capacity);
+      const mask = new Int32Array(capacity);
+      this.links = links;
+      this.pMean = mean;
+      this.pOldest = oldest;
+      this.pMask = mask;
+      this.orderCapacity = capacity;
+    }
+    if (matchSize > this.matchCapacity) {
+      const cap = BITS * matchSize;
+      const grown = {
+        listL: new Int32Array(cap),
+        listR: new Int32Array(cap),
+        prefixOldL: new Float64Array(matchSize + 1),
+        prefixOldR: new Float64Array(matchSize + 1),
+        cSpread: new Float64Array(cap),
+        cRequired: new Float64Array(cap),
+        cBit: new Int32Array(cap),
+        cLeft: new Int32Array(cap),
+        cDone: new Uint8Array(cap),
+        eBit: new Int32Array(cap),
+        eLeft: new Int32Array(cap),
+        eSpread: new Float64Array(cap),
+        win: new Int32Array(matchSize),
+        winSize: new Int32Array(matchSize),
+        winSum: new Float64Array(matchSize),
+        winTeam: new Int32Array(matchSize),
+        bestWin: new Int32Array(matchSize),
+        bestTeam: new Int32Array(matchSize),
+      };
+      Object.assign(this, grown);
+      this.matchCapacity = matchSize;
+    }
   }
-  if (length > orderCapacity) {
-    const capacity = Math.max(length, orderCapacity * 2);
-    const prev = new Int32Array(capacity);
-    const next = new Int32Array(capacity);
-    const mean = new Float64Array(capacity);
-    const oldest = new Float64Array(capacity);
-    const mask = new Int32Array(capacity);
-    const used = new Uint8Array(capacity);
-    s_prev = prev;
-    s_next = next;
-    s_pMean = mean;
-    s_pOldest = oldest;
-    s_pMask = mask;
-    s_used = used;
-    orderCapacity = capacity;
-  }
-  if (matchSize > need1Capacity) {
-    const cap = BITS * matchSize;
-    const grown = {
-      listL: new Int32Array(cap),
-      listR: new Int32Array(cap),
-      prefixOldL: new Float64Array(matchSize + 1),
-      prefixOldR: new Float64Array(matchSize + 1),
-      cSpread: new Float64Array(cap),
-      cRequired: new Float64Array(cap),
-      cBit: new Int32Array(cap),
-      cLeft: new Int32Array(cap),
-      cDone: new Uint8Array(cap),
-      eBit: new Int32Array(cap),
-      eLeft: new Int32Array(cap),
-      eSpread: new Float64Array(cap),
-      win: new Int32Array(matchSize),
-      winSize: new Int32Array(matchSize),
-      winSum: new Float64Array(matchSize),
-      winTeam: new Int32Array(matchSize),
-      bestWin: new Int32Array(matchSize),
-      bestTeam: new Int32Array(matchSize),
-    };
-    s_listL = grown.listL;
-    s_listR = grown.listR;
-    s_prefixOldL = grown.prefixOldL;
-    s_prefixOldR = grown.prefixOldR;
-    s_cSpread = grown.cSpread;
-    s_cRequired = grown.cRequired;
-    s_cBit = grown.cBit;
-    s_cLeft = grown.cLeft;
-    s_cDone = grown.cDone;
-    s_eBit = grown.eBit;
-    s_eLeft = grown.eLeft;
-    s_eSpread = grown.eSpread;
-    s_win = grown.win;
-    s_winSize = grown.winSize;
-    s_winSum = grown.winSum;
-    s_winTeam = grown.winTeam;
-    s_bestWin = grown.bestWin;
-    s_bestTeam = grown.bestTeam;
-    need1Capacity = matchSize;
+
+  /** Drops the arrays; the next call grows them again to what it needs. */
+  release(): void {
+    Object.assign(this, new SinglesScratch());
   }
 }
 
@@ -149,7 +138,12 @@ export function singlesSearchApplies(model: QueueModel, teams: number, perTeam: 
   return !model.hasParties && model.unitServerMask !== undefined && teams * perTeam >= 2;
 }
 
-export function searchSingles(model: QueueModel, settings: SearchSettings): FoundMatches {
+export function searchSingles(
+  model: QueueModel,
+  settings: SearchSettings,
+  scratch: SinglesScratch,
+  balancer: TeamBalancer,
+): FoundMatches {
   const { teams, perTeam, now, targetWaitingTime, maxWaitingTime, tolerance } = settings;
   const matchSize = teams * perTeam;
   const need = matchSize - 1;
@@ -158,34 +152,12 @@ export function searchSingles(model: QueueModel, settings: SearchSettings): Foun
   const orderLength = order.length;
   const unitMean = model.unitMean;
   const unitOldest = model.unitOldest;
-  const unitGroup = model.unitGroup;
   const unitMask = model.unitServerMask!;
-  ensure(model.unitCount, orderLength, matchSize);
-  const pos = s_pos;
-  const prev = s_prev;
-  const next = s_next;
-  const pMean = s_pMean;
-  const pOldest = s_pOldest;
-  const pMask = s_pMask;
-  const used = s_used;
-  const listL = s_listL;
-  const listR = s_listR;
-  const prefixOldL = s_prefixOldL;
-  const prefixOldR = s_prefixOldR;
-  const cSpread = s_cSpread;
-  const cRequired = s_cRequired;
-  const cBit = s_cBit;
-  const cLeft = s_cLeft;
-  const cDone = s_cDone;
-  const eBit = s_eBit;
-  const eLeft = s_eLeft;
-  const eSpread = s_eSpread;
-  const win = s_win;
-  const winSize = s_winSize;
-  const winSum = s_winSum;
-  const winTeam = s_winTeam;
-  const bestWin = s_bestWin;
-  const bestTeam = s_bestTeam;
+  scratch.ensure(model.unitCount, orderLength, matchSize);
+  const { pos, links, pMean, pOldest, pMask, listL, listR, prefixOldL, prefixOldR } = scratch;
+  const { cSpread, cRequired, cBit, cLeft, cDone, eBit, eLeft, eSpread } = scratch;
+  const { win, winSize, winSum, winTeam, bestWin, bestTeam, cntL, cntR, bitsTried } = scratch;
+  const { prev, next, used } = links;
 
   for (let i = 0; i < orderLength; i++) {
     const u = order[i]!;
@@ -193,39 +165,16 @@ export function searchSingles(model: QueueModel, settings: SearchSettings): Foun
     pMean[i] = unitMean[u]!;
     pOldest[i] = unitOldest[u]!;
     pMask[i] = unitMask[u]!;
-    used[i] = 0;
   }
-  let lastGroup = -1;
-  for (let i = 0; i < orderLength; i++) {
-    const g = unitGroup[order[i]!]!;
-    prev[i] = g === lastGroup ? i - 1 : -1;
-    if (g !== lastGroup && i > 0) next[i - 1] = -1;
-    else if (i > 0) next[i - 1] = i;
-    lastGroup = g;
-  }
-  if (orderLength > 0) next[orderLength - 1] = -1;
+  linkFreeUnits(order, orderLength, model.unitGroup, links);
 
   // A window's best imbalance is at most spread / perTeam for two exactly balanced teams (pair the
   // sorted ratings and split each pair), at most the spread otherwise; with a small safety margin.
   const imbalanceShare =
     teams === 2 && partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT ? 1 / perTeam : 1;
   const pruneFactor = needsBalance ? (1 + 4 * imbalanceShare * imbalanceShare) * (1 + 1e-9) : 1 + 1e-9;
-  const keep = Math.max(MIN_NEIGHBOURS, NEIGHBOURS_PER_PLAYER * matchSize);
-  const scanCap = SCAN_PER_NEIGHBOUR * keep;
-
-  const out: FoundMatches = {
-    count: 0,
-    unitStart: new Int32Array(Math.floor(orderLength / matchSize) + 1),
-    units: new Int32Array(orderLength),
-    unitTeam: new Int32Array(orderLength),
-    score: new Float64Array(Math.floor(orderLength / matchSize)),
-  };
-  const outUnits = out.units;
-  const outTeam = out.unitTeam;
-  const outStart = out.unitStart;
-  const outScore = out.score;
-  let outCount = 0;
-  let outLength = 0;
+  const { keep, scanCap } = neighbourLimits(matchSize);
+  const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize));
 
   const anchors = model.anchorOrder;
   for (let ai = 0; ai < anchors.length; ai++) {
@@ -413,7 +362,7 @@ export function searchSingles(model: QueueModel, settings: SearchSettings): Foun
           winSize[i] = 1;
           winSum[i] = pMean[win[i]!]!;
         }
-        const imbalance = balanceTeams(length, winSize, winSum, teams, perTeam, winTeam);
+        const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
         if (imbalance < 0) continue;
         score = matchScore(pickSpread, imbalance, tolerance);
       } else if (teams === 1) {
@@ -432,19 +381,7 @@ export function searchSingles(model: QueueModel, settings: SearchSettings): Foun
     }
     if (bestScore < 0) continue;
 
-    for (let i = 0; i < matchSize; i++) {
-      const p = bestWin[i]!;
-      used[p] = 1;
-      const before = prev[p]!;
-      const after = next[p]!;
-      if (before >= 0) next[before] = after;
-      if (after >= 0) prev[after] = before;
-      outUnits[outLength] = order[p]!;
-      outTeam[outLength++] = bestTeam[i]!;
-    }
-    outScore[outCount] = bestScore;
-    outStart[++outCount] = outLength;
+    output.record(links, bestWin, bestTeam, matchSize, bestScore);
   }
-  out.count = outCount;
-  return out;
+  return output.result();
 }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { type FoundMatches, searchMatchesGeneral } from "./match-search.js";
-import { searchSingles, singlesSearchApplies } from "./match-search-singles.js";
+import { searchMatchesGeneral } from "./match-search-general.js";
+import { SinglesScratch, searchSingles, singlesSearchApplies } from "./match-search-singles.js";
+import { TeamBalancer } from "./team-balancing.js";
 import { buildQueueModel } from "./queue-model.js";
-import type { MatchTicket } from "./types.js";
+import type { FoundMatches, MatchTicket } from "./types.js";
 
 const NOW = 1_700_000_000;
 const SERVERS = ["a", "b", "c", "d", "e", "f"];
@@ -20,6 +21,7 @@ function plain(found: FoundMatches) {
 }
 
 describe("single-ticket search (fast path)", () => {
+  const scratch = new SinglesScratch();
   it("makes exactly the same matches as the general search on random queues", () => {
     fc.assert(
       fc.property(
@@ -53,8 +55,8 @@ describe("single-ticket search (fast path)", () => {
             maxWaitingTime: maxWait ?? Number.POSITIVE_INFINITY,
             tolerance,
           };
-          const general = plain(searchMatchesGeneral(model, settings));
-          const fast = plain(searchSingles(model, settings));
+          const general = plain(searchMatchesGeneral(model, settings, new TeamBalancer()));
+          const fast = plain(searchSingles(model, settings, scratch, new TeamBalancer()));
           expect(fast).toEqual(general);
         },
       ),

@@ -96,7 +96,7 @@ const START = 1_700_000_000;
 type Strategy = (gameMode: MatchGameMode, waiting: MatchTicket[], now: number) => MatchTicket[][][];
 
 const ours: Strategy = (gameMode, waiting, now) =>
-  findMatches(gameMode, waiting, { now, edition: "basic", idSeed: "quality" }).matchSuggestions.map((m) =>
+  findMatches(gameMode, waiting, { now, idSeed: "quality" }).matchSuggestions.map((m) =>
     m.teams.map((t) => t.tickets),
   );
 

@@ -1,38 +1,33 @@
-import type { UnmatchedReason } from "@arena/contracts";
+/**
+ * The algorithm's types. The wire shapes come from `@arena/contracts`, never restated here; the rest
+ * is what the search passes between its steps.
+ */
+import type {
+  GameMode,
+  MatchSuggestion as WireMatchSuggestion,
+  Ticket,
+  UnmatchedReason,
+} from "@arena/contracts";
+import type { SearchScratch } from "./search-scratch.js";
 
-/** A ticket as the matchmaker sees it; extra wire fields are carried through untouched. */
-export interface MatchTicket {
-  ticketId: string;
-  joinTimestamp: number;
-  rating: number;
-  /** A server list (best first) or, on the advanced edition, a latency map `{server: latencyMs}`. */
-  servers: readonly string[] | Readonly<Record<string, number>>;
-  partyId?: string;
-  exactEqualityConstraints?: Readonly<Record<string, string | number | boolean>> | null;
-  [extra: string]: unknown;
-}
+/** A ticket as the client sent it (schema-valid); extra wire fields are carried through untouched. */
+export type MatchTicket = Ticket;
 
-export interface MatchGameMode {
-  numTeams: number;
-  numPlayersPerTeam: number;
-  /** Seconds; the wait over which the required quality relaxes to "anything compatible". Default 20. */
-  targetWaitingTime?: number;
-  /** Seconds; a ticket that waited this long takes the best match available to it, whatever its quality. */
-  maxWaitingTime?: number;
-  /** Milliseconds; latency-map servers above it are not candidates. */
-  maxLatency?: number;
-  /** Rating units; the difference that counts as clearly unequal. Default derived from the request. */
-  ratingTolerance?: number;
-}
+/** The game mode as the client sent it; defaults are applied by `findMatches`. */
+export type MatchGameMode = GameMode;
 
 export interface MatchOptions {
   /** Unix seconds. */
   now: number;
-  edition: "basic" | "advanced";
   /** Seed of the suggestion and team ids; the same seed and request give the same ids. */
   idSeed?: string;
   /** Also say why each unmatched ticket is waiting (`unmatchedReasons`). */
   explain?: boolean;
+  /**
+   * Memory the search reuses between calls, owned by the caller (the HTTP shell keeps one per
+   * process); a fresh one per call when omitted. Never shared by two calls running at once.
+   */
+  scratch?: SearchScratch;
 }
 
 export interface MatchedTeam {
@@ -40,12 +35,8 @@ export interface MatchedTeam {
   tickets: MatchTicket[];
 }
 
-export interface MatchSuggestion {
-  id: string;
-  server: string;
-  matchScore: number;
-  teams: MatchedTeam[];
-}
+/** A suggestion as on the wire, holding the very ticket objects it was given. */
+export type MatchSuggestion = Omit<WireMatchSuggestion, "teams"> & { teams: MatchedTeam[] };
 
 export interface MatchResult {
   matchSuggestions: MatchSuggestion[];
@@ -57,4 +48,26 @@ export interface MatchResult {
   ticketOrder: Int32Array;
   /** With `explain`: the reason of each unmatched ticket, in the order of `unmatchedTickets`. */
   unmatchedReasons?: UnmatchedReason[];
+}
+
+/** The game mode with its defaults applied, as both searches read it. */
+export interface SearchSettings {
+  teams: number;
+  perTeam: number;
+  now: number;
+  targetWaitingTime: number;
+  /** Infinity when the game mode has none. */
+  maxWaitingTime: number;
+  tolerance: number;
+}
+
+/** What a search found: matches as runs of units, in the order they were formed. */
+export interface FoundMatches {
+  count: number;
+  /** Units of match i are `units[unitStart[i] .. unitStart[i+1])`, in rating order. */
+  unitStart: Int32Array;
+  units: Int32Array;
+  /** Team (0-based) of each entry of `units`. */
+  unitTeam: Int32Array;
+  score: Float64Array;
 }

@@ -16,10 +16,9 @@
  */
 import type { UnmatchedReason } from "@arena/contracts";
 import { matchScore, requiredScore } from "./match-quality.js";
-import type { FoundMatches, SearchSettings } from "./match-search.js";
 import type { QueueModel } from "./queue-model.js";
-import { balanceTeams } from "./team-balancing.js";
-import type { MatchGameMode, MatchTicket } from "./types.js";
+import type { TeamBalancer } from "./team-balancing.js";
+import type { FoundMatches, MatchGameMode, MatchTicket, SearchSettings } from "./types.js";
 
 /** Units looked at on each side of a ticket per player the match still needs (bounds the work). */
 const SCAN_PER_PLAYER = 12;
@@ -34,6 +33,7 @@ export function explainUnmatched(
   model: QueueModel,
   found: FoundMatches | undefined,
   settings: SearchSettings,
+  balancer: TeamBalancer,
 ): (UnmatchedReason | undefined)[] {
   const { unitCount, unitSize, unitGroup, unitServerStart, unitServerId } = model;
   const matchSize = settings.teams * settings.perTeam;
@@ -74,7 +74,7 @@ export function explainUnmatched(
       free.push(u);
     }
   }
-  const window = new NearestWindow(model, settings, free);
+  const window = new NearestWindow(model, settings, free, balancer);
 
   for (const u of free) {
     const g = unitGroup[u]!;
@@ -203,6 +203,7 @@ class NearestWindow {
     private readonly model: QueueModel,
     private readonly settings: SearchSettings,
     private readonly free: readonly number[],
+    private readonly balancer: TeamBalancer,
   ) {
     const matchSize = settings.teams * settings.perTeam;
     this.units = new Int32Array(matchSize);
@@ -283,7 +284,7 @@ class NearestWindow {
     }
     let imbalance = 0;
     if (teams >= 2 && perTeam >= 2) {
-      imbalance = balanceTeams(count, this.sizes, this.sums, teams, perTeam, this.teamOf);
+      imbalance = this.balancer.balance(count, this.sizes, this.sums, teams, perTeam, this.teamOf);
       if (imbalance < 0) return undefined;
     }
     const wait = Math.max(now - oldest, 0);

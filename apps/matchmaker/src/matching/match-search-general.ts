@@ -1,0 +1,578 @@
+/**
+ * The general match search (see ALGORITHM.md §4): parties, and requests with more than 32 servers.
+ * Units are taken as anchors oldest first; each anchor looks at its nearest free neighbours in
+ * rating order (same constraint group), forms for every server it can use the windows of exactly one
+ * match's worth of players around itself, and keeps the window with the best match score among those
+ * its waiting time allows. Cost per anchor is bounded (O(k · servers) with k a small multiple of the
+ * match size), so the whole search is O(n·k).
+ *
+ * One `GeneralSearch` runs one search; each step of an anchor is a method over its arrays:
+ * `collectNeighbours` → `collectCandidates` (per server: `contiguousCandidates`, `fallbackCandidate`)
+ * → `chooseBest` → `MatchOutput.record`.
+ */
+import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
+import { fmix } from "./hash-mix.js";
+import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
+import type { QueueModel } from "./queue-model.js";
+import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
+import type { TeamBalancer } from "./team-balancing.js";
+import type { FoundMatches, SearchSettings } from "./types.js";
+
+export function searchMatchesGeneral(
+  model: QueueModel,
+  settings: SearchSettings,
+  balancer: TeamBalancer,
+): FoundMatches {
+  return new GeneralSearch(model, settings, balancer).run();
+}
+
+class GeneralSearch {
+  private readonly matchSize: number;
+  private readonly needsBalance: boolean;
+  private readonly order: Int32Array;
+  /** Position of each unit in the rating order. */
+  private readonly pos: Int32Array;
+  private readonly links: FreeLinks;
+  // Unit data copied into rating order, so scanning neighbours reads contiguous memory.
+  private readonly pSize: Int32Array;
+  private readonly pMean: Float64Array;
+  private readonly pMin: Float64Array;
+  private readonly pMax: Float64Array;
+  private readonly pSum: Float64Array;
+  private readonly pOldest: Float64Array;
+  private readonly pMask: Int32Array | undefined;
+
+  private readonly keep: number;
+  private readonly scanCap: number;
+  // The anchor's nearest compatible free neighbours on each side, nearest first, and the bits of
+  // the servers each shares with it.
+  private readonly leftUnit: Int32Array;
+  private readonly leftMask: Int32Array;
+  private readonly rightUnit: Int32Array;
+  private readonly rightMask: Int32Array;
+  private nl = 0;
+  private nr = 0;
+
+  // Prefix aggregates of the neighbours that can use one server, nearest first.
+  private readonly lf: Int32Array;
+  private readonly rf: Int32Array;
+  private readonly ls: Int32Array;
+  private readonly rs: Int32Array;
+  private readonly lmin: Float64Array;
+  private readonly lmax: Float64Array;
+  private readonly rmin: Float64Array;
+  private readonly rmax: Float64Array;
+  private readonly lold: Float64Array;
+  private readonly rold: Float64Array;
+  // Signatures of the neighbour positions a window takes, to skip windows already evaluated.
+  private readonly leftH1: Int32Array;
+  private readonly leftH2: Int32Array;
+  private readonly rightH1: Int32Array;
+  private readonly rightH2: Int32Array;
+  private readonly lh1: Int32Array;
+  private readonly lh2: Int32Array;
+  private readonly rh1: Int32Array;
+  private readonly rh2: Int32Array;
+
+  // Candidate windows of the current anchor.
+  private readonly candidateCap: number;
+  private readonly cSpread: Float64Array;
+  private readonly cRequired: Float64Array;
+  private readonly cBit: Int32Array;
+  /** Left and right neighbour counts of a contiguous window; -1 for a nearest-fit window. */
+  private readonly cLeft: Int32Array;
+  private readonly cRight: Int32Array;
+  private readonly cH1: Int32Array;
+  private readonly cH2: Int32Array;
+  private readonly cDone: Uint8Array;
+  private readonly bitH1: Int32Array;
+  private readonly bitH2: Int32Array;
+  private readonly seenH1: Int32Array;
+  private readonly seenH2: Int32Array;
+  private nc = 0;
+
+  private readonly win: Int32Array;
+  private readonly winSize: Int32Array;
+  private readonly winSum: Float64Array;
+  private readonly winTeam: Int32Array;
+  private readonly bestWin: Int32Array;
+  private readonly bestTeam: Int32Array;
+
+  // Without a global bit per server (more than 32 servers), bits index the anchor's own servers.
+  private readonly localStamp: Int32Array;
+  private readonly localBit: Int32Array;
+
+  // The current anchor.
+  private need = 0;
+  private anchorRequired = 0;
+  private maxDistance = 0;
+  private anchorMask = 0;
+
+  constructor(
+    private readonly model: QueueModel,
+    private readonly settings: SearchSettings,
+    private readonly balancer: TeamBalancer,
+  ) {
+    const { teams, perTeam } = settings;
+    const matchSize = teams * perTeam;
+    this.matchSize = matchSize;
+    this.needsBalance = teams >= 2 && perTeam >= 2;
+    const order = model.ratingOrder;
+    const length = order.length;
+    this.order = order;
+    this.pos = new Int32Array(model.unitCount);
+    this.links = { prev: new Int32Array(length), next: new Int32Array(length), used: new Uint8Array(length) };
+    linkFreeUnits(order, length, model.unitGroup, this.links);
+    this.pSize = new Int32Array(length);
+    this.pMean = new Float64Array(length);
+    this.pMin = new Float64Array(length);
+    this.pMax = new Float64Array(length);
+    this.pSum = new Float64Array(length);
+    this.pOldest = new Float64Array(length);
+    const globalMask = model.unitServerMask;
+    this.pMask = globalMask === undefined ? undefined : new Int32Array(length);
+    for (let i = 0; i < length; i++) {
+      const u = order[i]!;
+      this.pos[u] = i;
+      this.pSize[i] = model.unitSize[u]!;
+      this.pMean[i] = model.unitMean[u]!;
+      this.pMin[i] = model.unitMin[u]!;
+      this.pMax[i] = model.unitMax[u]!;
+      this.pSum[i] = model.unitSum[u]!;
+      this.pOldest[i] = model.unitOldest[u]!;
+      if (this.pMask !== undefined && globalMask !== undefined) this.pMask[i] = globalMask[u]!;
+    }
+
+    const { keep, scanCap } = neighbourLimits(matchSize);
+    this.keep = keep;
+    this.scanCap = scanCap;
+    this.leftUnit = new Int32Array(keep);
+    this.leftMask = new Int32Array(keep);
+    this.rightUnit = new Int32Array(keep);
+    this.rightMask = new Int32Array(keep);
+    this.lf = new Int32Array(keep);
+    this.rf = new Int32Array(keep);
+    this.ls = new Int32Array(keep + 1);
+    this.rs = new Int32Array(keep + 1);
+    this.lmin = new Float64Array(keep + 1);
+    this.lmax = new Float64Array(keep + 1);
+    this.rmin = new Float64Array(keep + 1);
+    this.rmax = new Float64Array(keep + 1);
+    this.lold = new Float64Array(keep + 1);
+    this.rold = new Float64Array(keep + 1);
+    this.leftH1 = new Int32Array(keep);
+    this.leftH2 = new Int32Array(keep);
+    this.rightH1 = new Int32Array(keep);
+    this.rightH2 = new Int32Array(keep);
+    for (let i = 0; i < keep; i++) {
+      this.leftH1[i] = fmix(i + 0x5bd1e995);
+      this.leftH2[i] = fmix(Math.imul(i, 0x27d4eb2d) + 0x165667b1);
+      this.rightH1[i] = fmix(i + 0x1b873593);
+      this.rightH2[i] = fmix(Math.imul(i, 0x9e3779b1) + 0x7feb352d);
+    }
+    this.lh1 = new Int32Array(keep + 1);
+    this.lh2 = new Int32Array(keep + 1);
+    this.rh1 = new Int32Array(keep + 1);
+    this.rh2 = new Int32Array(keep + 1);
+
+    const candidateCap = SERVER_BITS * (matchSize + 2);
+    this.candidateCap = candidateCap;
+    this.cSpread = new Float64Array(candidateCap);
+    this.cRequired = new Float64Array(candidateCap);
+    this.cBit = new Int32Array(candidateCap);
+    this.cLeft = new Int32Array(candidateCap);
+    this.cRight = new Int32Array(candidateCap);
+    this.cH1 = new Int32Array(candidateCap);
+    this.cH2 = new Int32Array(candidateCap);
+    this.cDone = new Uint8Array(candidateCap);
+    this.bitH1 = new Int32Array(SERVER_BITS);
+    this.bitH2 = new Int32Array(SERVER_BITS);
+    this.seenH1 = new Int32Array(candidateCap);
+    this.seenH2 = new Int32Array(candidateCap);
+
+    this.win = new Int32Array(matchSize);
+    this.winSize = new Int32Array(matchSize);
+    this.winSum = new Float64Array(matchSize);
+    this.winTeam = new Int32Array(matchSize);
+    this.bestWin = new Int32Array(matchSize);
+    this.bestTeam = new Int32Array(matchSize);
+
+    const serverCount = model.serverNames.length;
+    this.localStamp = globalMask === undefined ? new Int32Array(serverCount).fill(-1) : new Int32Array(0);
+    this.localBit = globalMask === undefined ? new Int32Array(serverCount) : new Int32Array(0);
+  }
+
+  run(): FoundMatches {
+    const output = new MatchOutput(this.order, this.order.length, this.order.length);
+    const anchors = this.model.anchorOrder;
+    for (let ai = 0; ai < anchors.length; ai++) {
+      const a = this.pos[anchors[ai]!]!;
+      if (this.links.used[a] === 1) continue;
+      this.startAnchor(a);
+      this.collectNeighbours(a);
+      if (this.collectCandidates(a) === 0) continue;
+      const { score, length } = this.chooseBest(a);
+      if (score < 0) continue;
+      output.record(this.links, this.bestWin, this.bestTeam, length, score);
+    }
+    return output.result();
+  }
+
+  private required(oldest: number): number {
+    const { now, targetWaitingTime, maxWaitingTime } = this.settings;
+    const wait = Math.max(now - oldest, 0);
+    return requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
+  }
+
+  /** The anchor's requirement, the largest spread it allows, and its server bits. */
+  private startAnchor(a: number): void {
+    this.need = this.matchSize - this.pSize[a]!;
+    this.anchorRequired = this.required(this.pOldest[a]!);
+    this.maxDistance = maxSpreadFor(this.anchorRequired, this.settings.tolerance);
+    if (this.pMask !== undefined) {
+      this.anchorMask = this.pMask[a]!;
+      return;
+    }
+    const { unitServerStart, unitServerId } = this.model;
+    let mask = 0;
+    const au = this.order[a]!;
+    const end = Math.min(unitServerStart[au + 1]!, unitServerStart[au]! + SERVER_BITS);
+    for (let e = unitServerStart[au]!, bit = 0; e < end; e++, bit++) {
+      const s = unitServerId[e]!;
+      this.localStamp[s] = a;
+      this.localBit[s] = bit;
+      mask |= 1 << bit;
+    }
+    this.anchorMask = mask;
+  }
+
+  private maskOf(p: number, anchor: number): number {
+    if (this.pMask !== undefined) return this.pMask[p]!;
+    const { unitServerStart, unitServerId } = this.model;
+    const u = this.order[p]!;
+    let bits = 0;
+    for (let e = unitServerStart[u]!; e < unitServerStart[u + 1]!; e++) {
+      const s = unitServerId[e]!;
+      if (this.localStamp[s] === anchor) bits |= 1 << this.localBit[s]!;
+    }
+    return bits;
+  }
+
+  /** The nearest free neighbours on each side that fit and share a server with the anchor. */
+  private collectNeighbours(a: number): void {
+    const { prev, next } = this.links;
+    const { pMean, pSize, keep, scanCap, need, maxDistance, anchorMask } = this;
+    const meanA = pMean[a]!;
+    let nl = 0;
+    let nr = 0;
+    if (need > 0) {
+      for (let u = prev[a]!, steps = 0; u >= 0 && nl < keep && steps < scanCap; u = prev[u]!, steps++) {
+        if (meanA - pMean[u]! > maxDistance) break;
+        if (pSize[u]! > need) continue;
+        const bits = this.maskOf(u, a) & anchorMask;
+        if (bits === 0) continue;
+        this.leftUnit[nl] = u;
+        this.leftMask[nl++] = bits;
+      }
+      for (let u = next[a]!, steps = 0; u >= 0 && nr < keep && steps < scanCap; u = next[u]!, steps++) {
+        if (pMean[u]! - meanA > maxDistance) break;
+        if (pSize[u]! > need) continue;
+        const bits = this.maskOf(u, a) & anchorMask;
+        if (bits === 0) continue;
+        this.rightUnit[nr] = u;
+        this.rightMask[nr++] = bits;
+      }
+    }
+    this.nl = nl;
+    this.nr = nr;
+  }
+
+  /** Candidate windows per server the anchor can use; returns how many were kept. */
+  private collectCandidates(a: number): number {
+    this.nc = 0;
+    let bitsSeen = 0;
+    for (let bits = this.anchorMask; bits !== 0; ) {
+      const low = bits & -bits;
+      bits ^= low;
+      const nlf = this.prefixes(
+        low,
+        this.leftUnit,
+        this.leftMask,
+        this.nl,
+        this.lf,
+        this.ls,
+        this.lmin,
+        this.lmax,
+        this.lold,
+        this.lh1,
+        this.lh2,
+        this.leftH1,
+        this.leftH2,
+      );
+      const nrf = this.prefixes(
+        low,
+        this.rightUnit,
+        this.rightMask,
+        this.nr,
+        this.rf,
+        this.rs,
+        this.rmin,
+        this.rmax,
+        this.rold,
+        this.rh1,
+        this.rh2,
+        this.rightH1,
+        this.rightH2,
+      );
+      if (this.ls[nlf]! + this.rs[nrf]! < this.need) continue;
+      // Another server with the same nearest neighbours gives the same windows: skip it. (With
+      // parties the fallback below looks further, so every server is tried.)
+      if (!this.model.hasParties) {
+        const h1 = (this.lh1[nlf]! + Math.imul(3, this.rh1[nrf]!)) | 0;
+        const h2 = (this.lh2[nlf]! + Math.imul(5, this.rh2[nrf]!)) | 0;
+        let repeated = false;
+        for (let k = 0; k < bitsSeen; k++) {
+          if (this.bitH1[k] === h1 && this.bitH2[k] === h2) {
+            repeated = true;
+            break;
+          }
+        }
+        if (repeated) continue;
+        this.bitH1[bitsSeen] = h1;
+        this.bitH2[bitsSeen++] = h2;
+      }
+      const found = this.contiguousCandidates(a, low, nlf, nrf);
+      // Parties can make every contiguous split miss the exact size: fall back to nearest-fit growth.
+      if (!found && this.model.hasParties && this.nc < this.candidateCap) this.fallbackCandidate(a, low);
+      if (this.need === 0) break;
+    }
+    return this.nc;
+  }
+
+  /**
+   * Prefix aggregates (players, min, max, oldest join, signature) of one side's neighbours that can
+   * use the server `bit`, nearest first, until the missing players are covered; returns their count.
+   */
+  private prefixes(
+    bit: number,
+    unit: Int32Array,
+    mask: Int32Array,
+    count: number,
+    taken: Int32Array,
+    size: Int32Array,
+    min: Float64Array,
+    max: Float64Array,
+    old: Float64Array,
+    h1: Int32Array,
+    h2: Int32Array,
+    positionH1: Int32Array,
+    positionH2: Int32Array,
+  ): number {
+    const { pSize, pMin, pMax, pOldest, need } = this;
+    let n = 0;
+    min[0] = Number.POSITIVE_INFINITY;
+    max[0] = Number.NEGATIVE_INFINITY;
+    old[0] = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < count && size[n]! < need; i++) {
+      if ((mask[i]! & bit) === 0) continue;
+      const u = unit[i]!;
+      taken[n] = u;
+      size[n + 1] = size[n]! + pSize[u]!;
+      min[n + 1] = Math.min(min[n]!, pMin[u]!);
+      max[n + 1] = Math.max(max[n]!, pMax[u]!);
+      old[n + 1] = Math.min(old[n]!, pOldest[u]!);
+      h1[n + 1] = (h1[n]! + positionH1[i]!) | 0;
+      h2[n + 1] = (h2[n]! + positionH2[i]!) | 0;
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Every split of the missing players between the two sides whose sizes add up exactly; keeps those
+   * the requirement allows. Returns whether any split had the exact size.
+   */
+  private contiguousCandidates(a: number, low: number, nlf: number, nrf: number): boolean {
+    const { ls, rs, lmin, lmax, rmin, rmax, lold, rold, lh1, lh2, rh1, rh2, need, anchorRequired } = this;
+    const anchorMin = this.pMin[a]!;
+    const anchorMax = this.pMax[a]!;
+    const anchorOld = this.pOldest[a]!;
+    const tolerance = this.settings.tolerance;
+    let found = false;
+    let b = nrf;
+    while (b > 0 && rs[b]! > need) b--;
+    for (let l = 0; l <= nlf; l++) {
+      const taken = ls[l]!;
+      if (taken > need) break;
+      const rest = need - taken;
+      while (b > 0 && rs[b]! > rest) b--;
+      if (rs[b] !== rest) continue;
+      const spread = Math.max(anchorMax, lmax[l]!, rmax[b]!) - Math.min(anchorMin, lmin[l]!, rmin[b]!);
+      found = true;
+      // The anchor is usually the oldest ticket of its windows (anchors go oldest first), so its
+      // own requirement, as a largest spread, settles most windows without computing a score.
+      let req = anchorRequired;
+      if (anchorRequired > 0) {
+        const oldest = Math.min(anchorOld, lold[l]!, rold[b]!);
+        if (oldest !== anchorOld) req = this.required(oldest);
+      }
+      if (req === anchorRequired ? spread > this.maxDistance : scoreBound(spread, tolerance) < req) continue;
+      if (this.nc === this.candidateCap) continue;
+      this.addCandidate(spread, req, low, l, b, (lh1[l]! + rh1[b]!) | 0, (lh2[l]! + rh2[b]!) | 0);
+    }
+    return found;
+  }
+
+  /** The nearest-fit window on server `low`, when the requirement allows it. */
+  private fallbackCandidate(a: number, low: number): void {
+    const length = this.greedyWindow(a, low);
+    if (length === 0) return;
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    let oldest = Number.POSITIVE_INFINITY;
+    let h1 = 0;
+    let h2 = 0;
+    for (let i = 0; i < length; i++) {
+      const u = this.win[i]!;
+      min = Math.min(min, this.pMin[u]!);
+      max = Math.max(max, this.pMax[u]!);
+      oldest = Math.min(oldest, this.pOldest[u]!);
+      h1 = (h1 + fmix(u ^ 0x2c1b3c6d)) | 0;
+      h2 = (h2 + fmix(Math.imul(u, 0x297a2d39) + 0x68e31da4)) | 0;
+    }
+    const req = this.required(oldest);
+    if (scoreBound(max - min, this.settings.tolerance) >= req)
+      this.addCandidate(max - min, req, low, -1, -1, h1, h2);
+  }
+
+  private addCandidate(
+    spread: number,
+    req: number,
+    bit: number,
+    left: number,
+    right: number,
+    h1: number,
+    h2: number,
+  ): void {
+    const c = this.nc++;
+    this.cSpread[c] = spread;
+    this.cRequired[c] = req;
+    this.cBit[c] = bit;
+    this.cLeft[c] = left;
+    this.cRight[c] = right;
+    this.cH1[c] = h1;
+    this.cH2[c] = h2;
+    this.cDone[c] = 0;
+  }
+
+  /**
+   * The best acceptable candidate, written to `bestWin`/`bestTeam`: smallest spread first; the spread
+   * bounds the score, so stop once no remaining candidate can beat the best one found.
+   */
+  private chooseBest(a: number): { score: number; length: number } {
+    const { cSpread, cDone, cH1, cH2, seenH1, seenH2, win, winSize, winSum, winTeam, nc } = this;
+    const { teams, perTeam, tolerance } = this.settings;
+    let bestScore = -1;
+    let bestLength = 0;
+    let seen = 0;
+    for (;;) {
+      let pick = -1;
+      for (let c = 0; c < nc; c++) {
+        if (cDone[c] === 0 && (pick < 0 || cSpread[c]! < cSpread[pick]!)) pick = c;
+      }
+      if (pick < 0) break;
+      cDone[pick] = 1;
+      const bound = scoreBound(cSpread[pick]!, tolerance);
+      if (bound <= bestScore) break;
+      let duplicate = false;
+      for (let i = 0; i < seen; i++) {
+        if (seenH1[i] === cH1[pick] && seenH2[i] === cH2[pick]) {
+          duplicate = true;
+          break;
+        }
+      }
+      if (duplicate) continue;
+      seenH1[seen] = cH1[pick]!;
+      seenH2[seen++] = cH2[pick]!;
+
+      const length =
+        this.cLeft[pick]! < 0
+          ? this.greedyWindow(a, this.cBit[pick]!)
+          : this.contiguousWindow(a, this.cBit[pick]!, this.cLeft[pick]!, this.cRight[pick]!);
+      let score = bound;
+      if (this.needsBalance) {
+        for (let i = 0; i < length; i++) {
+          winSize[i] = this.pSize[win[i]!]!;
+          winSum[i] = this.pSum[win[i]!]!;
+        }
+        const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
+        if (imbalance < 0) continue;
+        score = matchScore(cSpread[pick]!, imbalance, tolerance);
+      } else if (teams === 1) {
+        winTeam.fill(0, 0, length);
+      } else {
+        for (let i = 0; i < length; i++) winTeam[i] = i;
+      }
+      if (score >= this.cRequired[pick]! && score > bestScore) {
+        bestScore = score;
+        bestLength = length;
+        for (let i = 0; i < length; i++) {
+          this.bestWin[i] = win[i]!;
+          this.bestTeam[i] = winTeam[i]!;
+        }
+        // Nothing left can beat a window as good as its spread allows (the rest spread at least as much).
+        if (score === bound) break;
+      }
+    }
+    return { score: bestScore, length: bestLength };
+  }
+
+  /** Writes a contiguous split (its left and right neighbour counts on server `bit`) into `win`, in rating order. */
+  private contiguousWindow(a: number, bit: number, leftCount: number, rightCount: number): number {
+    const { win, lf, leftMask, leftUnit, rightMask, rightUnit } = this;
+    let length = 0;
+    let taken = 0;
+    for (let i = 0; i < this.nl && taken < leftCount; i++) {
+      if ((leftMask[i]! & bit) !== 0) lf[taken++] = leftUnit[i]!;
+    }
+    for (let i = taken - 1; i >= 0; i--) win[length++] = lf[i]!;
+    win[length++] = a;
+    taken = 0;
+    for (let i = 0; i < this.nr && taken < rightCount; i++) {
+      if ((rightMask[i]! & bit) !== 0) {
+        win[length++] = rightUnit[i]!;
+        taken++;
+      }
+    }
+    return length;
+  }
+
+  /** Grows a window from the anchor, always taking the nearer neighbour that still fits; 0 if none fills. */
+  private greedyWindow(a: number, bit: number): number {
+    const { win, lf, rf, leftMask, leftUnit, rightMask, rightUnit, pMean, pSize, nl, nr } = this;
+    const meanA = pMean[a]!;
+    let room = this.need;
+    let i = 0;
+    let j = 0;
+    let nLeft = 0;
+    let nRight = 0;
+    while (room > 0) {
+      while (i < nl && ((leftMask[i]! & bit) === 0 || pSize[leftUnit[i]!]! > room)) i++;
+      while (j < nr && ((rightMask[j]! & bit) === 0 || pSize[rightUnit[j]!]! > room)) j++;
+      if (i >= nl && j >= nr) return 0;
+      const takeLeft = j >= nr || (i < nl && meanA - pMean[leftUnit[i]!]! <= pMean[rightUnit[j]!]! - meanA);
+      if (takeLeft) {
+        lf[nLeft++] = leftUnit[i]!;
+        room -= pSize[leftUnit[i++]!]!;
+      } else {
+        rf[nRight++] = rightUnit[j]!;
+        room -= pSize[rightUnit[j++]!]!;
+      }
+    }
+    let length = 0;
+    for (let k = nLeft - 1; k >= 0; k--) win[length++] = lf[k]!;
+    win[length++] = a;
+    for (let k = 0; k < nRight; k++) win[length++] = rf[k]!;
+    return length;
+  }
+}
