@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { LicenseClient } from "@arena/license-client";
 import { AppError, requireJsonBody } from "@arena/service-kit";
 import type { Express, Request, Response } from "express";
-import { findMatches, type MatchGameMode, type MatchResult, type MatchTicket } from "../matching/index.js";
+import {
+  findMatches,
+  type MatchGameMode,
+  type MatchResult,
+  type MatchTicket,
+  SearchScratch,
+} from "../matching/index.js";
 import {
   checkMatchmakingRequest,
   checkMatchSize,
@@ -65,6 +71,8 @@ export interface MatchmakingRouteDeps {
 
 /** POST /matchmaking/basic and /matchmaking/advanced: a thin shell around `findMatches`. */
 export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps): void {
+  // Requests are matched one at a time on this thread, so they can share the search's memory.
+  const scratch = new SearchScratch();
   const handle = (edition: Edition) => async (req: Request, res: Response) => {
     deps.license.require(edition === "advanced" ? "advanced" : undefined);
     const body = requireJsonBody(req);
@@ -81,7 +89,7 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     checkMatchmakingRequest(gameMode, tickets, edition, now, deps.limits);
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
-    const result = findMatches(gameMode, tickets, { now, idSeed: randomUUID(), explain });
+    const result = findMatches(gameMode, tickets, { now, idSeed: randomUUID(), explain, scratch });
     res.type("application/json").send(writeAnswer(req, spans ? await spans : null, result));
   };
   app.post("/matchmaking/basic", handle("basic"));
