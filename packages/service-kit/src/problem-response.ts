@@ -49,6 +49,21 @@ export function asAppError(err: unknown): AppError {
     case "stream.encoding.set":
       return new AppError("MALFORMED_JSON", e.message ?? "Request body could not be read");
     default:
+      // router 2 cannot percent-decode a path parameter (`/licenses/%E0`): the client's mistake.
+      if (err instanceof URIError) {
+        return new AppError("VALIDATION_FAILED", `The request path is not valid: ${e.message}`, {
+          cause: err,
+        });
+      }
+      // body-parser reports a body it could not read, e.g. corrupt gzip, deflate or br data, as an
+      // untyped 400 wrapping the zlib error.
+      if (e?.status === 400) {
+        return new AppError(
+          "MALFORMED_JSON",
+          `Request body could not be decoded (check Content-Encoding): ${e.message ?? "unreadable"}`,
+          { cause: err, errors: [{ pointer: "", detail: "could not be decoded" }] },
+        );
+      }
       return new AppError("INTERNAL", "An unexpected error occurred", { cause: err });
   }
 }
