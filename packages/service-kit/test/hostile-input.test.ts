@@ -10,6 +10,7 @@ import {
   createServiceApp,
   loadConfig,
   MAX_FIELD_ERRORS,
+  nestingExceeds,
   parseTrustProxy,
   requireJsonBody,
   type ServiceAppOptions,
@@ -212,4 +213,20 @@ describe("trust proxy", () => {
       loadConfig(schema, { TRUST_PROXY: "10.0.0.1;rm" });
     }).toThrow(/TRUST_PROXY/);
   });
+});
+
+it("refuses a depth limit it cannot check safely", () => {
+  for (const maxJsonDepth of [0, 1.5, 1_001, Number.NaN]) {
+    expect(() => hostileApp({ maxJsonDepth })).toThrow(/maxJsonDepth must be an integer from 1 to 1000/);
+  }
+});
+
+it("measures depth as arrays and objects nested, scalars and empty containers included", () => {
+  expect(nestingExceeds(1, 1)).toBe(false);
+  expect(nestingExceeds([], 1)).toBe(false);
+  expect(nestingExceeds([[]], 1)).toBe(true);
+  expect(nestingExceeds({ a: [1, { b: "[[[[" }] }, 3)).toBe(false);
+  expect(nestingExceeds({ a: [1, { b: [] }] }, 3)).toBe(true);
+  expect(nestingExceeds(JSON.parse(nested(100_000)), 1_000)).toBe(true);
+  expect(nestingExceeds(JSON.parse(nested(100_000)), Number.POSITIVE_INFINITY)).toBe(false);
 });
