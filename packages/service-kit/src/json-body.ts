@@ -50,9 +50,12 @@ export function jsonBodyParser(options: JsonBodyOptions): RequestHandler[] {
     if (keepRawBody) {
       req.rawBody = { bytes, encoding: "utf-8", ...(asciiText === undefined ? {} : { asciiText }) };
     }
+    // Like express.json, skip a UTF-8 byte order mark (some Windows clients send one); the raw mode
+    // keeps the bytes exactly as sent, so there a mark stays invalid JSON, as it always was.
+    const start = !keepRawBody && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
     let value: unknown;
     try {
-      value = JSON.parse(asciiText ?? bytes.toString("utf8"));
+      value = JSON.parse(asciiText ?? bytes.toString("utf8", start));
     } catch (err) {
       req.body = undefined;
       next(

@@ -215,6 +215,16 @@ describe("trust proxy", () => {
   });
 });
 
+it("reads a body with a UTF-8 byte order mark, as express.json did", async () => {
+  const res = await request(hostileApp())
+    .post("/echo")
+    .set("content-type", "application/json; charset=utf-8")
+    .serialize((b) => b)
+    .send(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Zoë"}')]));
+  expect(res.status).toBe(201);
+  expect(res.body).toEqual({ body: { name: "Zoë" } });
+});
+
 it("refuses a depth limit it cannot check safely", () => {
   for (const maxJsonDepth of [0, 1.5, 1_001, Number.NaN]) {
     expect(() => hostileApp({ maxJsonDepth })).toThrow(/maxJsonDepth must be an integer from 1 to 1000/);
