@@ -103,6 +103,7 @@ describe.each([
       expect(res.headers["content-type"]).toMatch(PROBLEM);
       expect(res.body.code).toBe("MALFORMED_JSON");
       expect(res.body.errors).toEqual([{ pointer: "", detail: "could not be decoded" }]);
+      expect(res.body.detail).toMatch(/^Request body could not be decompressed \(check Content-Encoding\): /);
     }
   });
 
