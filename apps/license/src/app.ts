@@ -61,6 +61,7 @@ export function createApp(deps: LicenseAppDeps): LicenseApp {
     name: "license",
     logger,
     bodyLimit: "16kb",
+    trustProxy: config.TRUST_PROXY,
     readiness: [databaseReadiness(db)],
     routes: (app) => {
       app.use(jwksRoutes(signingKeys));

@@ -1,5 +1,12 @@
 import { parseArgs } from "node:util";
-import { EDITIONS, type Edition, LICENSE_LIST_DEFAULT_LIMIT, LICENSE_LIST_MAX_LIMIT } from "@arena/contracts";
+import {
+  EDITIONS,
+  type Edition,
+  LICENSE_LIST_DEFAULT_LIMIT,
+  LICENSE_LIST_MAX_LIMIT,
+  toFieldErrors,
+  validateCreateLicenseRequest,
+} from "@arena/contracts";
 import { createLogger } from "@arena/service-kit";
 import { systemClock } from "./clock.js";
 import { createDatabaseClient } from "./db.js";
@@ -48,11 +55,15 @@ try {
   switch (command) {
     case "create-license": {
       if (!values.name || !values.email) fail("create-license needs --name and --email");
-      const { license, licenseKey } = await licenses.create({
-        name: values.name,
-        email: values.email,
-        edition: edition(values.edition),
-      });
+      const input = { name: values.name, email: values.email, edition: edition(values.edition) };
+      // The same rules as POST /admin/licenses: no control characters in what reaches mails and PostgreSQL.
+      if (!validateCreateLicenseRequest(input)) {
+        const problems = toFieldErrors(validateCreateLicenseRequest.errors).map(
+          (e) => `${e.pointer} ${e.detail}`,
+        );
+        fail(`create-license: ${problems.join("; ")}`);
+      }
+      const { license, licenseKey } = await licenses.create(input);
       print({ ...license, licenseKey });
       break;
     }

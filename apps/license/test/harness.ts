@@ -78,6 +78,8 @@ export async function createHarness(options: { env?: Record<string, string> } = 
     SMTP_URL: mail.url,
     LOG_LEVEL: "info",
     PUBLIC_URL: "http://license.test",
+    // supertest connects from loopback: trusting it lets tests name a client address per request.
+    TRUST_PROXY: "loopback",
     ...options.env,
   };
   const instances: AppInstance[] = [];

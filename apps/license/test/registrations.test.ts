@@ -150,6 +150,19 @@ describe("registration rate limits", () => {
       .expect(202);
   });
 
+  it("counts the peer's address by default, however X-Forwarded-For rotates", async () => {
+    // TRUST_PROXY empty counts as unset: the default trusts no proxy, not even on loopback.
+    const direct = await h.startInstance({ env: { TRUST_PROXY: "" } });
+    const register = (i: number) =>
+      direct.http
+        .post("/v1/registrations")
+        .set("X-Forwarded-For", nextIp())
+        .send({ name: "X", email: `rotating-${i}@example.com` });
+    for (let i = 0; i < 5; i++) await register(i).expect(202);
+    const limited = await register(5).expect(429);
+    expect(limited.body.detail).toBe("Too many registrations from this address; try again later");
+  });
+
   it("accepts the address again once the window has passed", async () => {
     const email = "window@example.com";
     for (let i = 0; i < 3; i++) {

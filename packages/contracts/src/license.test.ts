@@ -2,12 +2,15 @@ import { describe, expect, it } from "@jest/globals";
 import { fieldErrorsOf } from "../test/field-errors.js";
 import { assertType, type Equal } from "../test/type-equality.js";
 import {
+  LICENSE_ID_PATTERN,
   LICENSE_LIST_MAX_LIMIT,
   type LicenseListQuery,
   type RegistrationAccepted,
   type RotatedSigningKey,
+  validateCreateLicenseRequest,
   validateLicenseListQuery,
   validateRegistrationAccepted,
+  validateRegistrationRequest,
   validateRotatedSigningKey,
 } from "./license.js";
 
@@ -81,5 +84,66 @@ describe("rotated signing key", () => {
       { pointer: "/privateJwk", detail: "is not an allowed property" },
       { pointer: "/createdAt", detail: 'must match format "date-time"' },
     ]);
+  });
+});
+
+describe("names and e-mail addresses", () => {
+  const hostile = [
+    "\u0000",
+    "\r\nBcc: victim@example.com",
+    "\n",
+    "\t",
+    "\u001b[31m",
+    "\u007f",
+    "\u0085",
+    "\u2028",
+    "\u202e",
+  ];
+
+  it("accept any printable text, accents, scripts and emoji included", () => {
+    for (const name of ["Zoë O'Brien-Łukasiewicz", "株式会社アリーナ", "عربي", "Studio 🎮 #1", "a  b"]) {
+      expect(validateRegistrationRequest({ name, email: "a@example.com" })).toBe(true);
+    }
+  });
+
+  it("refuse control characters, line separators and bidi overrides in a name, naming /name", () => {
+    for (const bad of hostile) {
+      const errors = fieldErrorsOf(validateRegistrationRequest, {
+        name: `Jane${bad}Doe`,
+        email: "a@example.com",
+      });
+      expect(errors.map((e) => e.pointer)).toEqual(["/name"]);
+      const created = fieldErrorsOf(validateCreateLicenseRequest, {
+        name: `Jane${bad}`,
+        email: "a@example.com",
+        edition: "community",
+      });
+      expect(created.map((e) => e.pointer)).toEqual(["/name"]);
+    }
+  });
+
+  it("refuse them in an e-mail address, naming /email", () => {
+    for (const bad of hostile) {
+      const errors = fieldErrorsOf(validateRegistrationRequest, {
+        name: "Jane",
+        email: `jane${bad}@example.com`,
+      });
+      expect(new Set(errors.map((e) => e.pointer))).toEqual(new Set(["/email"]));
+      const trailing = fieldErrorsOf(validateRegistrationRequest, {
+        name: "Jane",
+        email: `jane@example.com${bad}`,
+      });
+      expect(new Set(trailing.map((e) => e.pointer))).toEqual(new Set(["/email"]));
+    }
+  });
+});
+
+describe("license ids", () => {
+  it("are lic_ and base62, which a path id with NUL or slashes never matches", () => {
+    const id = new RegExp(LICENSE_ID_PATTERN, "u");
+    expect(id.test("lic_7Qm2xAbCdEfGhIjKlMnOp")).toBe(true);
+    for (const bad of ["lic_", "lic_a\u0000", "lic_a/b", "key_abc", `lic_${"a".repeat(65)}`, "lic_a\n"]) {
+      expect(id.test(bad)).toBe(false);
+    }
   });
 });

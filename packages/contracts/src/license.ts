@@ -6,8 +6,29 @@ export const EDITIONS = ["community", "advanced"] as const;
 export type Edition = (typeof EDITIONS)[number];
 
 const EditionSchema = { type: "string", enum: EDITIONS } as const;
-const EmailSchema = { type: "string", format: "email", minLength: 3, maxLength: 254 } as const;
-const NameSchema = { type: "string", minLength: 1, maxLength: 200 } as const;
+/**
+ * Text that names a person or a studio and travels into e-mails and PostgreSQL: no control
+ * characters (Unicode Cc: NUL, which PostgreSQL refuses, and CR/LF, which would forge mail lines),
+ * no line or paragraph separators and no bidirectional overrides (which make a mail read other
+ * than it is written).
+ */
+export const SINGLE_LINE_TEXT_PATTERN =
+  "^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$";
+
+// The email format already refuses control characters; the pattern says so where clients can read it.
+const EmailSchema = {
+  type: "string",
+  format: "email",
+  minLength: 3,
+  maxLength: 254,
+  pattern: SINGLE_LINE_TEXT_PATTERN,
+} as const;
+const NameSchema = {
+  type: "string",
+  minLength: 1,
+  maxLength: 200,
+  pattern: SINGLE_LINE_TEXT_PATTERN,
+} as const;
 
 /** License keys are `lk_` plus 32 base62 characters; anything else is rejected before a lookup. */
 export const LICENSE_KEY_PATTERN = "^lk_[0-9A-Za-z]{32}$";
@@ -76,8 +97,11 @@ export const UpdateLicenseRequestSchema = {
 } as const;
 export type UpdateLicenseRequest = FromSchema<typeof UpdateLicenseRequestSchema>;
 
+/** License ids are `lic_` plus base62; a path id of any other shape names no license. */
+export const LICENSE_ID_PATTERN = "^lic_[0-9A-Za-z]{1,64}$";
+
 const LicenseSummaryProperties = {
-  id: { type: "string", pattern: "^lic_[0-9A-Za-z]+$" },
+  id: { type: "string", pattern: LICENSE_ID_PATTERN },
   name: NameSchema,
   email: EmailSchema,
   edition: EditionSchema,

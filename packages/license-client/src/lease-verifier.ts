@@ -33,12 +33,13 @@ export class LeaseVerificationError extends Error {
 }
 
 export interface LeaseVerifier {
-  verify(lease: string, requestId: string): Promise<Lease>;
+  /** `signal` ends a key-set fetch the verification needs (the check's deadline, or stop()). */
+  verify(lease: string, requestId: string, signal: AbortSignal): Promise<Lease>;
 }
 
 export interface LeaseVerifierOptions {
   /** Fetches the JWKS document; throws when the license service cannot give it. */
-  fetchJwks: (requestId: string) => Promise<unknown>;
+  fetchJwks: (requestId: string, signal: AbortSignal) => Promise<unknown>;
   now: () => number;
 }
 
@@ -55,11 +56,11 @@ export function createLeaseVerifier({ fetchJwks, now }: LeaseVerifierOptions): L
   let cached: CachedKeySet | null = null;
   let lastFetchAttemptMs = Number.NEGATIVE_INFINITY;
 
-  async function loadKeySet(requestId: string): Promise<CachedKeySet> {
+  async function loadKeySet(requestId: string, signal: AbortSignal): Promise<CachedKeySet> {
     lastFetchAttemptMs = now();
     const previous = cached;
     try {
-      const document = await fetchJwks(requestId);
+      const document = await fetchJwks(requestId, signal);
       if (!isKeySet(document)) throw new Error("the answer is not a JWKS document");
       const fresh = { getKey: createLocalJWKSet(document), fetchedAtMs: now() };
       cached = fresh;
@@ -75,8 +76,9 @@ export function createLeaseVerifier({ fetchJwks, now }: LeaseVerifierOptions): L
     }
   }
 
-  function keySet(requestId: string): Promise<CachedKeySet> {
-    if (cached === null || now() - cached.fetchedAtMs >= JWKS_MAX_AGE_MS) return loadKeySet(requestId);
+  function keySet(requestId: string, signal: AbortSignal): Promise<CachedKeySet> {
+    if (cached === null || now() - cached.fetchedAtMs >= JWKS_MAX_AGE_MS)
+      return loadKeySet(requestId, signal);
     return Promise.resolve(cached);
   }
 
@@ -97,8 +99,8 @@ export function createLeaseVerifier({ fetchJwks, now }: LeaseVerifierOptions): L
   }
 
   return {
-    async verify(lease, requestId) {
-      let set = await keySet(requestId);
+    async verify(lease, requestId, signal) {
+      let set = await keySet(requestId, signal);
       let claims: LeaseClaims;
       try {
         try {
@@ -108,7 +110,7 @@ export function createLeaseVerifier({ fetchJwks, now }: LeaseVerifierOptions): L
           const mayBeRotation =
             err instanceof errors.JWKSNoMatchingKey && now() - lastFetchAttemptMs >= JWKS_REFETCH_COOLDOWN_MS;
           if (!mayBeRotation) throw err;
-          set = await loadKeySet(requestId);
+          set = await loadKeySet(requestId, signal);
           claims = await verifyWith(set.getKey, lease);
         }
       } catch (err) {

@@ -23,10 +23,18 @@ export interface LicenseClientOptions {
   refreshIntervalMs?: number;
   /** How long the last lease is honoured while the license service cannot be reached (default 24 h). */
   gracePeriodMs?: number;
-  /** Time allowed for one call to the license service (default 10 s). */
+  /**
+   * Time allowed for one check (default 10 s): the validation, the key-set fetch it may need and
+   * reading both answers. A check still running then fails as a timeout.
+   */
   requestTimeoutMs?: number;
-  /** First retry delay after a failure (default 5 s); doubles per failure up to `refreshIntervalMs`. */
+  /** First retry delay after a failure (default 5 s); doubles per failure up to `maxRetryDelayMs`. */
   retryDelayMs?: number;
+  /**
+   * Longest wait between retries after failures (default 30 s, and never more than
+   * `refreshIntervalMs`): once the license service is back, the client knows within this.
+   */
+  maxRetryDelayMs?: number;
   fetch?: typeof fetch;
   /** The clock, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
@@ -57,6 +65,7 @@ const DEFAULTS = {
   gracePeriodMs: 24 * 60 * 60_000,
   requestTimeoutMs: 10_000,
   retryDelayMs: 5_000,
+  maxRetryDelayMs: 30_000,
 };
 /** A lease about to expire is renewed no more often than this (the configured interval still applies). */
 const MIN_REFRESH_DELAY_MS = 1_000;
@@ -100,21 +109,55 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
 
   const verifier = createLeaseVerifier({
     now,
-    fetchJwks: async (requestId) => {
-      const res = await call(jwksUrl, { method: "GET", headers: { accept: "application/json" } }, requestId);
+    fetchJwks: async (requestId, signal) => {
+      const res = await call(
+        jwksUrl,
+        { method: "GET", headers: { accept: "application/json" } },
+        requestId,
+        signal,
+      );
       if (res.status !== 200) throw new Error(`the JWKS endpoint answered HTTP ${res.status}`);
       return res.json();
     },
   });
 
-  function call(url: string, init: RequestInit, requestId: string): Promise<Response> {
-    const signal = AbortSignal.any([stopController.signal, AbortSignal.timeout(config.requestTimeoutMs)]);
+  function call(url: string, init: RequestInit, requestId: string, signal: AbortSignal): Promise<Response> {
     return fetchFn(url, { ...init, headers: { ...init.headers, "x-request-id": requestId }, signal });
   }
 
+  /**
+   * One check under one deadline. The deadline is a plain timer that aborts a controller this
+   * function holds until the check ends: `AbortSignal.any([stop, AbortSignal.timeout(ms)])` holds
+   * its sources weakly, and on Node 20 a garbage collection during the call lets the timeout signal
+   * go, so a service that accepted the connection and never answered held a check for minutes.
+   * The race makes the check end at the deadline even if a `fetch` ignores its signal.
+   */
   async function validateOnce(): Promise<Outcome> {
     const requestId = config.requestId();
     const stopSignal = stopController.signal;
+    const deadline = new AbortController();
+    const onStop = () => deadline.abort(stopSignal.reason);
+    stopSignal.addEventListener("abort", onStop, { once: true });
+    const timer = setTimeout(() => {
+      deadline.abort(new DOMException(`no answer within ${config.requestTimeoutMs} ms`, "TimeoutError"));
+    }, config.requestTimeoutMs);
+    const ended = new Promise<never>((_resolve, reject) => {
+      deadline.signal.addEventListener("abort", () => reject(deadline.signal.reason), { once: true });
+    });
+    try {
+      return await Promise.race([checkOnce(requestId, deadline.signal), ended]);
+    } catch (err) {
+      if (stopSignal.aborted) return { kind: "aborted" };
+      return { kind: "failure", reason: scrub(describeCallError(err, config.requestTimeoutMs)), requestId };
+    } finally {
+      clearTimeout(timer);
+      stopSignal.removeEventListener("abort", onStop);
+      // A check that lost the race to the deadline still has its fetch to end: the abort does it.
+      deadline.abort();
+    }
+  }
+
+  async function checkOnce(requestId: string, signal: AbortSignal): Promise<Settled> {
     try {
       const res = await call(
         validateUrl,
@@ -124,6 +167,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
           body: JSON.stringify({ licenseKey }),
         },
         requestId,
+        signal,
       );
       if (res.status !== 200) {
         const problem = await readProblem(res);
@@ -149,7 +193,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
         };
       }
       // The edition is taken from the signed lease only; the plain body could have been altered.
-      const lease = await verifier.verify(body.lease, requestId);
+      const lease = await verifier.verify(body.lease, requestId, signal);
       if (lease.edition !== body.edition) {
         logger.warn(
           { ...log, requestId, bodyEdition: body.edition, leaseEdition: lease.edition },
@@ -158,11 +202,11 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
       }
       return { kind: "success", lease, requestId };
     } catch (err) {
-      if (stopSignal.aborted) return { kind: "aborted" };
-      if (err instanceof LeaseVerificationError) {
+      // Aborts (deadline, stop) and network errors are described by validateOnce.
+      if (err instanceof LeaseVerificationError && !signal.aborted) {
         return { kind: "failure", reason: scrub(err.message), requestId, untrusted: true };
       }
-      return { kind: "failure", reason: scrub(describeCallError(err, config.requestTimeoutMs)), requestId };
+      throw err;
     }
   }
 
@@ -275,7 +319,8 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
         return jitter(interval, 0.1);
       case "failure": {
         consecutiveFailures += 1;
-        const backoff = Math.min(interval, config.retryDelayMs * 2 ** Math.min(consecutiveFailures - 1, 30));
+        const ceiling = Math.min(interval, config.maxRetryDelayMs);
+        const backoff = Math.min(ceiling, config.retryDelayMs * 2 ** Math.min(consecutiveFailures - 1, 30));
         // Equal jitter: spread the retries of many replicas over the second half of the delay.
         const delay = backoff / 2 + (Math.random() * backoff) / 2;
         return Math.max(delay, Math.min(outcome.retryAfterMs ?? 0, interval));
@@ -394,6 +439,7 @@ interface ResolvedOptions {
   gracePeriodMs: number;
   requestTimeoutMs: number;
   retryDelayMs: number;
+  maxRetryDelayMs: number;
   fetchFn: typeof fetch;
   now: () => number;
   logger: LicenseLogger;
@@ -420,6 +466,7 @@ function resolveOptions(options: LicenseClientOptions): ResolvedOptions {
     gracePeriodMs: options.gracePeriodMs ?? DEFAULTS.gracePeriodMs,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
     retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
+    maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs,
   };
   for (const [name, value] of Object.entries(durations)) {
     if (!Number.isFinite(value) || value <= 0)

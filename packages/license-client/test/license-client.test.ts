@@ -1,4 +1,6 @@
 import { PassThrough } from "node:stream";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { AppError, createLogger } from "@arena/service-kit";
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import {
@@ -492,3 +494,117 @@ describe("timers (real time)", () => {
     expect(validations()).toHaveLength(1);
   });
 });
+
+/**
+ * The check's own timer, under garbage collections. On Node 20.20 a timeout built from
+ * `AbortSignal.any([…, AbortSignal.timeout(ms)])` never fires once a collection runs during the
+ * call, so a service that accepted the connection and never answered held a check for minutes.
+ * `gc` comes from `--expose-gc` in the test script (or is exposed here when run without it).
+ */
+describe("a license service that accepts connections and never answers (real time, forced GCs)", () => {
+  let collecting: NodeJS.Timeout | undefined;
+
+  beforeEach(() => {
+    realTime = true;
+    const gc = exposedGc();
+    gc();
+    collecting = setInterval(gc, 50);
+  });
+
+  afterEach(() => {
+    clearInterval(collecting);
+  });
+
+  /** The promise's value, or `"still waiting"` once `ms` have passed: a hang detector, not a timer. */
+  const within = async <T>(promise: Promise<T>, ms: number) => {
+    let guard: NodeJS.Timeout | undefined;
+    const late = new Promise<"still waiting">((resolve) => {
+      guard = setTimeout(() => resolve("still waiting"), ms);
+    });
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(guard);
+    }
+  };
+
+  it("fails the check at its timeout", async () => {
+    stub.hanging = true;
+    const license = client({ requestTimeoutMs: 300, retryDelayMs: HOUR, refreshIntervalMs: HOUR });
+    const state = await within(license.start(), 5_000);
+    expect(state).not.toBe("still waiting");
+    expect(state).toMatchObject({ status: "pending" });
+    expect((state as LicenseState).reason).toMatch(/did not answer within 300 ms/);
+    expect(validations()).toHaveLength(1);
+  });
+
+  it("fails the check at its timeout when the key-set fetch is the call that hangs", async () => {
+    // The timeout covers the whole check; 2 s leaves the validation room on a busy machine.
+    const license = client({ requestTimeoutMs: 2_000, retryDelayMs: HOUR, refreshIntervalMs: HOUR });
+    const hangOnJwks: typeof fetch = (input, init) => {
+      if (String(input).endsWith("/.well-known/jwks.json")) stub.hanging = true;
+      return fetch(input, init);
+    };
+    const slow = client({
+      requestTimeoutMs: 2_000,
+      retryDelayMs: HOUR,
+      refreshIntervalMs: HOUR,
+      fetch: hangOnJwks,
+    });
+    const state = await within(slow.start(), 5_000);
+    expect(state).toMatchObject({ status: "pending" });
+    expect((state as LicenseState).reason).toMatch(/did not answer within 2000 ms/);
+    expect(jwksFetches()).toHaveLength(1);
+    stub.hanging = false;
+    expect((await license.start()).status).toBe("valid");
+  });
+
+  it("retries with backoff and is valid again soon after the service answers again", async () => {
+    stub.hanging = true;
+    const license = client({
+      requestTimeoutMs: 600,
+      retryDelayMs: 50,
+      maxRetryDelayMs: 300,
+      refreshIntervalMs: HOUR,
+    });
+    expect((await within(license.start(), 5_000)) as LicenseState).toMatchObject({ status: "pending" });
+    // A few attempts time out, each retried sooner than the hour between refreshes.
+    while (validations().length < 3) await sleep(50);
+    const valid = new Promise<LicenseState>((resolve) =>
+      license.onChange((s) => {
+        if (s.status === "valid") resolve(s);
+      }),
+    );
+    stub.hanging = false;
+    // Within one backoff (at most 300 ms) and one check; a hung check would never have ended.
+    expect(await within(valid, 5_000)).toMatchObject({ status: "valid", edition: "community" });
+  });
+});
+
+describe("retry backoff", () => {
+  it("doubles from retryDelayMs and stops growing at maxRetryDelayMs (30 s by default)", async () => {
+    stub.mode = "error";
+    const license = client({ retryDelayMs: 5_000 });
+    await license.start();
+    const retryAfter = () => Number(thrown(() => license.require()).headers?.["Retry-After"]);
+    // Equal jitter: each wait is between half and all of its backoff.
+    expect(retryAfter()).toBeGreaterThanOrEqual(3);
+    expect(retryAfter()).toBeLessThanOrEqual(5);
+    for (let i = 0; i < 12; i++) await license.refresh();
+    expect(retryAfter()).toBeGreaterThanOrEqual(15);
+    expect(retryAfter()).toBeLessThanOrEqual(30);
+  });
+
+  it("rejects a ceiling that is not a positive duration", () => {
+    expect(() =>
+      createLicenseClient({ licenseKey: LICENSE_KEY, licenseUrl: stub.url, maxRetryDelayMs: 0 }),
+    ).toThrow("maxRetryDelayMs must be a positive number of milliseconds");
+  });
+});
+
+function exposedGc(): () => void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc === "function") return gc;
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}

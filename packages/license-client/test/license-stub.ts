@@ -47,6 +47,8 @@ export interface LicenseStub {
   leaseTtlMs: number;
   /** When true the JWKS endpoint answers 500 (the validate endpoint keeps working). */
   jwksFailing: boolean;
+  /** When true every request is read and recorded but never answered: a hung service. */
+  hanging: boolean;
   /** The detail of the 403 problem; the license service may echo the key, the client must not. */
   revokedDetail: string;
   readonly requests: StubRequest[];
@@ -92,6 +94,7 @@ export async function startLicenseStub(options: {
   app.use((req, res, next) => {
     const requestId = req.get("x-request-id");
     stub.requests.push({ path: req.path, requestId, body: req.body });
+    if (stub.hanging) return; // the connection stays open until the client gives up, or goDown()
     if (requestId) res.setHeader("x-request-id", requestId);
     next();
   });
@@ -140,6 +143,7 @@ export async function startLicenseStub(options: {
     mode: "community",
     leaseTtlMs: 24 * 60 * 60_000,
     jwksFailing: false,
+    hanging: false,
     revokedDetail: "License key is revoked",
     requests: [],
     async goDown() {

@@ -1,5 +1,10 @@
 import { type ErrorCode, errorCodeInfo, type FieldError } from "@arena/contracts";
 
+/** Field errors listed in one problem at most; the rest are counted (`errorCount`). */
+export const MAX_FIELD_ERRORS = 100;
+/** Field errors named in a problem's `detail` sentence at most. */
+const MAX_SUMMARY_ERRORS = 10;
+
 export interface AppErrorOptions {
   cause?: unknown;
   /** Field errors, each with the JSON pointer of the bad field. */
@@ -30,8 +35,20 @@ export class AppError extends Error {
     this.headers = options.headers;
   }
 
-  static validation(errors: FieldError[], detail?: string): AppError {
-    const summary = errors.map((e) => `${e.pointer || "(body)"} ${e.detail}`).join("; ");
-    return new AppError("VALIDATION_FAILED", detail ?? `Invalid request: ${summary}`, { errors });
+  /**
+   * A 400 naming each bad field. The list is capped at MAX_FIELD_ERRORS (the problem then says how
+   * many there were in `errorCount`) and the detail sentence at MAX_SUMMARY_ERRORS, so a body with a
+   * million bad fields gets a small answer. `total` is the count when `errors` is already a prefix.
+   */
+  static validation(errors: FieldError[], detail?: string, total = errors.length): AppError {
+    const count = Math.max(total, errors.length);
+    const listed = errors.length > MAX_FIELD_ERRORS ? errors.slice(0, MAX_FIELD_ERRORS) : errors;
+    const named = listed.slice(0, MAX_SUMMARY_ERRORS).map((e) => `${e.pointer || "(body)"} ${e.detail}`);
+    const more = count - named.length;
+    const summary = named.join("; ") + (more > 0 ? `; and ${more} more` : "");
+    return new AppError("VALIDATION_FAILED", detail ?? `Invalid request: ${summary}`, {
+      errors: listed,
+      ...(count > listed.length ? { extensions: { errorCount: count } } : {}),
+    });
   }
 }

@@ -2,6 +2,7 @@ export * from "./app-error.js";
 export * from "./body-validation.js";
 export * from "./config.js";
 export * from "./health.js";
+export * from "./json-body.js";
 export * from "./logger.js";
 export * from "./metrics.js";
 export * from "./problem-response.js";

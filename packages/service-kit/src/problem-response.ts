@@ -31,7 +31,7 @@ export function sendProblem(req: Request, res: Response, err: AppError): void {
 /** Maps errors raised by express/body-parser to our codes; unknown errors become INTERNAL. */
 export function asAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const e = err as { type?: string; status?: number; limit?: number; message?: string };
+  const e = err as { type?: string; status?: number; limit?: number; message?: string; code?: unknown };
   switch (e?.type) {
     case "entity.too.large":
       return new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${e.limit} bytes`, {
@@ -49,6 +49,24 @@ export function asAppError(err: unknown): AppError {
     case "stream.encoding.set":
       return new AppError("MALFORMED_JSON", e.message ?? "Request body could not be read");
     default:
+      // router 2 cannot percent-decode a path parameter (`/licenses/%E0`): the client's mistake.
+      if (err instanceof URIError) {
+        return new AppError("VALIDATION_FAILED", `The request path is not valid: ${e.message}`, {
+          cause: err,
+        });
+      }
+      // body-parser reports a body it could not read as an untyped 400 wrapping the cause: for
+      // corrupt gzip, deflate or br data a zlib error (codes Z_*, and ERR__* from the br decoder).
+      if (e?.status === 400) {
+        const zlib = typeof e.code === "string" && /^(Z_|ERR__)/.test(e.code);
+        const detail = zlib
+          ? `Request body could not be decompressed (check Content-Encoding): ${e.message}`
+          : `Request body could not be read: ${e.message ?? "unreadable"}`;
+        return new AppError("MALFORMED_JSON", detail, {
+          cause: err,
+          errors: [{ pointer: "", detail: "could not be decoded" }],
+        });
+      }
       return new AppError("INTERNAL", "An unexpected error occurred", { cause: err });
   }
 }

@@ -4,8 +4,8 @@ import { AppError } from "./app-error.js";
 interface Layer {
   route?: { methods: Record<string, boolean> };
   handle?: { stack?: Layer[] };
-  match(path: string): boolean;
-  path?: string;
+  /** router 2 (express 5) answers with the part of the path it matched, and sets no `layer.path`. */
+  match(path: string): false | { path: string };
 }
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
@@ -13,14 +13,16 @@ const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 /** The methods that some route of `stack` answers for `path`, walking mounted routers too. */
 function allowedMethods(stack: readonly Layer[], path: string, into: Set<string>): void {
   for (const layer of stack) {
-    if (!layer.match(path)) continue;
+    const matched = layer.match(path);
+    if (!matched) continue;
     if (layer.route) {
       for (const [method, on] of Object.entries(layer.route.methods)) {
         if (on && method !== "_all") into.add(method.toUpperCase());
       }
       if (layer.route.methods._all) for (const m of METHODS) into.add(m);
     } else if (layer.handle?.stack) {
-      const rest = path.slice((layer.path ?? "").length) || "/";
+      // A router mounted at `/admin` sees `/admin/licenses/x` as `/licenses/x`.
+      const rest = path.slice(matched.path.length) || "/";
       allowedMethods(layer.handle.stack, rest, into);
     }
   }

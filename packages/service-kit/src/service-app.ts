@@ -1,7 +1,8 @@
-import { isAscii } from "node:buffer";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { AppError } from "./app-error.js";
+import { parseTrustProxy, type TrustProxy } from "./config.js";
 import { createLifecycle, type Lifecycle, mountHealthRoutes, type ReadinessCheck } from "./health.js";
+import { DEFAULT_MAX_JSON_DEPTH, jsonBodyParser } from "./json-body.js";
 import type { Logger } from "./logger.js";
 import { createMetrics, type ServiceMetrics } from "./metrics.js";
 import { asAppError, sendProblem } from "./problem-response.js";
@@ -18,6 +19,16 @@ export interface ServiceAppOptions {
   readiness?: ReadinessCheck[];
   /** Keep the undecoded JSON body as `req.rawBody` (the matchmaker copies tickets from it). */
   keepRawBody?: boolean;
+  /**
+   * Deepest nesting of arrays and objects accepted in a JSON body (default 64); deeper bodies get a
+   * 400 problem. `Infinity` turns the check off, for an app that bounds depth in its own scan.
+   */
+  maxJsonDepth?: number;
+  /**
+   * Which proxies' `X-Forwarded-For` is believed for `req.ip` (the `TRUST_PROXY` setting, see
+   * `parseTrustProxy`). Default none: `req.ip` is the peer address, which a client cannot forge.
+   */
+  trustProxy?: TrustProxy | string;
   /** Mounts the app's own routes; called after the kit's middleware and before its fallbacks. */
   routes: (app: Express, kit: ServiceKitContext) => void;
 }
@@ -45,7 +56,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.disable("x-powered-by");
   // An ETag hashes every answer body; for API answers (megabytes of matches) it is pure cost.
   app.set("etag", false);
-  app.set("trust proxy", "loopback, linklocal, uniquelocal");
+  // Trusting a proxy lets it name the client; trusting by default would let any client on a private
+  // network name itself whatever it likes (per-address limits then count nothing).
+  app.set("trust proxy", parseTrustProxy(options.trustProxy ?? false));
   app.use(requestContext(options.logger, metrics));
   app.use((_req, res, next) => {
     // While draining, tell keep-alive clients to reconnect elsewhere.
@@ -56,9 +69,12 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const jsonTypes = ["application/json", "application/*+json", ...(options.jsonTypes ?? [])];
   const limit = options.bodyLimit ?? "1mb";
   app.use(
-    options.keepRawBody
-      ? [express.raw({ limit, type: jsonTypes }), parseRawJson]
-      : express.json({ limit, type: jsonTypes, strict: false }),
+    jsonBodyParser({
+      limit,
+      types: jsonTypes,
+      keepRawBody: options.keepRawBody ?? false,
+      maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
+    }),
   );
   options.routes(app, kit);
   app.use(routeFallback(app));
@@ -73,38 +89,6 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     sendProblem(req, res, appError);
   });
   return { app, ...kit };
-}
-
-/**
- * JSON from the raw bytes, keeping them as `req.rawBody`: one UTF-8 decode of the whole body and
- * one JSON.parse, where body-parser's JSON reader decodes chunk by chunk into a string.
- */
-function parseRawJson(req: Request, _res: Response, next: NextFunction): void {
-  if (!Buffer.isBuffer(req.body)) {
-    req.body = undefined;
-    next();
-    return;
-  }
-  const bytes = req.body;
-  const charset = (req.get("content-type") ?? "").match(/;\s*charset=([^;\s]+)/i)?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-    next(new AppError("UNSUPPORTED_MEDIA_TYPE", `Charset ${charset} is not supported; send UTF-8 JSON`));
-    return;
-  }
-  // An ASCII body decodes to the same text as latin1, which is a plain copy; keep it for reuse.
-  const asciiText = isAscii(bytes) ? bytes.toString("latin1") : undefined;
-  req.rawBody = { bytes, encoding: "utf-8", ...(asciiText === undefined ? {} : { asciiText }) };
-  try {
-    req.body = JSON.parse(asciiText ?? bytes.toString("utf8"));
-  } catch (err) {
-    next(
-      new AppError("MALFORMED_JSON", `Request body is not valid JSON: ${(err as Error).message}`, {
-        errors: [{ pointer: "", detail: "is not valid JSON" }],
-      }),
-    );
-    return;
-  }
-  next();
 }
 
 /** Handlers that need a JSON body call this first: no body (or a non-JSON one) is a clear problem. */

@@ -1,5 +1,6 @@
 import {
   type CreatedLicense,
+  LICENSE_ID_PATTERN,
   LICENSE_LIST_DEFAULT_LIMIT,
   type LicenseList,
   type RotatedSigningKey,
@@ -46,14 +47,15 @@ export function adminRoutes({ adminToken, licenses, signingKeys }: AdminRoutesDe
   });
 
   router.get("/licenses/:id", async (req, res) => {
-    const license = await licenses.get(req.params.id as string);
-    if (!license) throw notFound(req.params.id as string);
+    const id = licenseIdOf(req);
+    const license = await licenses.get(id);
+    if (!license) throw notFound(id);
     res.json(license);
   });
 
   router.patch("/licenses/:id", async (req, res) => {
+    const id = licenseIdOf(req);
     const body = validateOrThrow(validateUpdateLicenseRequest, requireJsonBody(req));
-    const id = req.params.id as string;
     const updated = await licenses.updateEdition(id, body.edition);
     if (updated === undefined) throw notFound(id);
     if (updated === "revoked")
@@ -63,7 +65,7 @@ export function adminRoutes({ adminToken, licenses, signingKeys }: AdminRoutesDe
   });
 
   router.delete("/licenses/:id", async (req, res) => {
-    const id = req.params.id as string;
+    const id = licenseIdOf(req);
     if (!(await licenses.revoke(id))) throw notFound(id);
     req.log.info({ licenseId: id }, "license revoked");
     res.status(204).end();
@@ -79,8 +81,22 @@ export function adminRoutes({ adminToken, licenses, signingKeys }: AdminRoutesDe
   return router;
 }
 
+const LICENSE_ID = new RegExp(LICENSE_ID_PATTERN, "u");
+
+/**
+ * The `:id` of the path. One that cannot be a license id (a NUL, which PostgreSQL refuses, control
+ * characters, kilobytes of text) is not looked up: no license has it, so it is a 404 like any other.
+ */
+function licenseIdOf(req: Request): string {
+  const id = req.params.id as string;
+  if (!LICENSE_ID.test(id)) throw notFound(id);
+  return id;
+}
+
 function notFound(id: string): AppError {
-  return new AppError("NOT_FOUND", `No license with id ${id}`);
+  // JSON quoting shows control characters escaped, and a long id only in part.
+  const shown = JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
+  return new AppError("NOT_FOUND", `No license with id ${shown}`);
 }
 
 /** The list query, checked against `LicenseListQuery`; every bad parameter is named in one answer. */
