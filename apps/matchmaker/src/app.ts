@@ -8,7 +8,8 @@ export interface MatchmakerDeps {
   config: Pick<
     MatchmakerConfig,
     "MAX_BODY_BYTES" | "MAX_TICKETS" | "MAX_MATCH_PLAYERS" | "CLOCK_SKEW_SECONDS"
-  >;
+  > &
+    Partial<Pick<MatchmakerConfig, "TRUST_PROXY">>;
   license: LicenseClient;
   logger: Logger;
   /** Unix seconds; defaults to the system clock. */
@@ -23,6 +24,7 @@ export function createApp(deps: MatchmakerDeps): ServiceApp {
     logger: deps.logger,
     bodyLimit: deps.config.MAX_BODY_BYTES,
     keepRawBody: true,
+    trustProxy: deps.config.TRUST_PROXY ?? "none",
     readiness: [licenseReadinessCheck(deps.license)],
     routes(app) {
       mountMatchmakingRoutes(app, {

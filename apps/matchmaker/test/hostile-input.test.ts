@@ -108,6 +108,32 @@ describe("a hostile request leaves the process answering as a fresh one", () => 
   });
 });
 
+describe("bodies the parser must refuse", () => {
+  it("refuses thousands of nesting levels in an unknown ticket field with a 400, not a stack overflow", async () => {
+    const app = newApp();
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    const body = `{"game_mode":{"numTeams":2,"numPlayersPerTeam":1},"now":${NOW},"tickets":[{"ticketId":"a","joinTimestamp":${NOW},"rating":1,"servers":["eu-1"],"x":${deep}}]}`;
+    for (const path of ["/matchmaking/basic", "/matchmaking/basic?explain=true"]) {
+      const res = await post(app, body, path);
+      expect(res.status).toBe(400);
+      expect(res.headers["content-type"]).toMatch(/application\/problem\+json/);
+    }
+    expect(await referenceAnswer(app)).toEqual(await FRESH);
+  });
+
+  it.each(["gzip", "deflate", "br"])("refuses a corrupt %s body with a 400", async (encoding) => {
+    const app = newApp();
+    const res = await request(app)
+      .post("/matchmaking/basic")
+      .set("content-type", "application/json")
+      .set("content-encoding", encoding)
+      .send(Buffer.from("definitely not compressed"));
+    expect(res.status).toBe(400);
+    expect(res.headers["content-type"]).toMatch(/application\/problem\+json/);
+    expect(await referenceAnswer(app)).toEqual(await FRESH);
+  });
+});
+
 describe("text the client meant", () => {
   it("answers escaped non-ASCII server names with exactly the names meant, as UTF-8", async () => {
     const names = ["S\u00e3o Paulo", "\ud83c\udfae-arena", "line\u2028sep", "caf\u00e9"];

@@ -1,9 +1,9 @@
 import type { UnmatchedReason } from "@arena/contracts";
 import { generateMatchIds } from "./match-ids.js";
 import { DEFAULT_TARGET_WAITING_TIME, defaultRatingTolerance } from "./match-quality.js";
+import { buildQueueModel } from "./queue-model.js";
 import { searchMatches } from "./search.js";
 import { SearchScratch } from "./search-scratch.js";
-import { buildQueueModel } from "./queue-model.js";
 import { ServerChooser } from "./server-choice.js";
 import type {
   MatchedTeam,

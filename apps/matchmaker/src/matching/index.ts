@@ -5,6 +5,7 @@ export {
   matchScore,
   requiredScore,
 } from "./match-quality.js";
+export { SearchScratch } from "./search-scratch.js";
 export type {
   MatchedTeam,
   MatchGameMode,
@@ -13,4 +14,3 @@ export type {
   MatchSuggestion,
   MatchTicket,
 } from "./types.js";
-export { SearchScratch } from "./search-scratch.js";

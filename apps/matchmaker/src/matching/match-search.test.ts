@@ -2,8 +2,8 @@ import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { searchMatchesGeneral } from "./match-search-general.js";
 import { SinglesScratch, searchSingles, singlesSearchApplies } from "./match-search-singles.js";
-import { TeamBalancer } from "./team-balancing.js";
 import { buildQueueModel } from "./queue-model.js";
+import { TeamBalancer } from "./team-balancing.js";
 import type { FoundMatches, MatchTicket } from "./types.js";
 
 const NOW = 1_700_000_000;

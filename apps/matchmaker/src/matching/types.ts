@@ -4,9 +4,9 @@
  */
 import type {
   GameMode,
-  MatchSuggestion as WireMatchSuggestion,
   Ticket,
   UnmatchedReason,
+  MatchSuggestion as WireMatchSuggestion,
 } from "@arena/contracts";
 import type { SearchScratch } from "./search-scratch.js";
 
