@@ -13,7 +13,7 @@ import {
   checkMatchmakingRequest,
   checkMatchSize,
   checkTicketLimit,
-  type Edition,
+  type Endpoint,
   type RequestLimits,
 } from "./request-checks.js";
 import { validateMatchmakingBody } from "./request-validation.js";
@@ -73,8 +73,8 @@ export interface MatchmakingRouteDeps {
 export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps): void {
   // Requests are matched one at a time on this thread, so they can share the search's memory.
   const scratch = new SearchScratch();
-  const handle = (edition: Edition) => async (req: Request, res: Response) => {
-    deps.license.require(edition === "advanced" ? "advanced" : undefined);
+  const handle = (endpoint: Endpoint) => async (req: Request, res: Response) => {
+    deps.license.require(endpoint === "advanced" ? "advanced" : undefined);
     const body = requireJsonBody(req);
     checkTicketLimit(body, deps.limits.maxTickets);
     // The scan needs only the bytes: with a worker scanner it runs while this thread validates
@@ -86,7 +86,7 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     checkMatchSize(gameMode, deps.limits);
     const tickets = request.tickets as MatchTicket[];
     const now = request.now ?? deps.clock();
-    checkMatchmakingRequest(gameMode, tickets, edition, now, deps.limits);
+    checkMatchmakingRequest(gameMode, tickets, endpoint, now, deps.limits);
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
     const result = findMatches(gameMode, tickets, { now, idSeed: randomUUID(), explain, scratch });

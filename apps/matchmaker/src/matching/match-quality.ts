@@ -7,7 +7,8 @@
  * ratings (only counted when teams have several players and there are several teams).
  */
 
-export const DEFAULT_TARGET_WAITING_TIME = 20;
+/** The wire contract's default, re-exported so the algorithm and the schema never disagree. */
+export { DEFAULT_TARGET_WAITING_TIME } from "@arena/contracts";
 
 /** Team imbalance hurts more than the same rating gap between individual players. */
 export const IMBALANCE_WEIGHT = 2;

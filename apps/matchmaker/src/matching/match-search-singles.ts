@@ -302,7 +302,7 @@ export function searchSingles(
     if (nc === 0) continue;
     if (anchorRequired === 0 && nc > 1) {
       // Every candidate is acceptable, so the smallest spread's window scores at least
-      // 1 / (1 + (s/tol)^2 · pruneFactor) (its teams' imbalance is at most s / imbalanceDivisor);
+      // 1 / (1 + (s/tol)^2 · pruneFactor) (its teams' imbalance is at most s · imbalanceShare);
       // candidates whose bound cannot beat that are never evaluated, so drop them now.
       let minSpread = Number.POSITIVE_INFINITY;
       for (let c = 0; c < nc; c++) if (cSpread[c]! < minSpread) minSpread = cSpread[c]!;

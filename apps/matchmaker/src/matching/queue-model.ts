@@ -38,21 +38,20 @@ export interface QueueModel {
 
   /** Matchable units sorted by (constraint group, mean rating). */
   ratingOrder: Int32Array;
-  /** Group of each position in `ratingOrder`, for the neighbour lists. */
-  groupCount: number;
   /** Matchable units, oldest first (the order in which they anchor a match search). */
   anchorOrder: Int32Array;
 }
 
-class IntBuffer {
-  data: Int32Array;
+/** A typed array that grows by doubling; `data` is valid up to `length`. */
+class GrowableBuffer<T extends Int32Array | Float64Array> {
   length = 0;
-  constructor(capacity: number) {
-    this.data = new Int32Array(Math.max(16, capacity));
-  }
+  constructor(
+    public data: T,
+    private readonly make: (size: number) => T,
+  ) {}
   push(value: number): void {
     if (this.length === this.data.length) {
-      const bigger = new Int32Array(this.data.length * 2);
+      const bigger = this.make(this.data.length * 2);
       bigger.set(this.data);
       this.data = bigger;
     }
@@ -60,21 +59,12 @@ class IntBuffer {
   }
 }
 
-class FloatBuffer {
-  data: Float64Array;
-  length = 0;
-  constructor(capacity: number) {
-    this.data = new Float64Array(Math.max(16, capacity));
-  }
-  push(value: number): void {
-    if (this.length === this.data.length) {
-      const bigger = new Float64Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.length++] = value;
-  }
-}
+const intBuffer = (capacity: number) =>
+  new GrowableBuffer(new Int32Array(Math.max(16, capacity)), (n) => new Int32Array(n));
+const floatBuffer = (capacity: number) =>
+  new GrowableBuffer(new Float64Array(Math.max(16, capacity)), (n) => new Float64Array(n));
+type IntBuffer = ReturnType<typeof intBuffer>;
+type FloatBuffer = ReturnType<typeof floatBuffer>;
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -102,7 +92,7 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
   const ticketGroup = new Int32Array(n);
   const ticketUnit = new Int32Array(n);
   const ticketServerStart = new Int32Array(n + 1);
-  const serverIds = new IntBuffer(n * 5);
+  const serverIds = intBuffer(n * 5);
   // Created at the first latency map; entries before it are server lists (NaN).
   let serverLatency: FloatBuffer | undefined;
   const serverIndex = new Map<string, number>();
@@ -163,7 +153,7 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
     } else if (servers !== null && typeof servers === "object") {
       const map = servers as Readonly<Record<string, number>>;
       if (serverLatency === undefined) {
-        serverLatency = new FloatBuffer(Math.max(serverIds.data.length, 16));
+        serverLatency = floatBuffer(Math.max(serverIds.data.length, 16));
         for (let e = 0; e < serverIds.length; e++) serverLatency.push(Number.NaN);
       }
       for (const name in map) {
@@ -250,7 +240,6 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
     unitServerMask: mask,
     hasParties,
     ratingOrder,
-    groupCount: groupIndex.size,
     anchorOrder,
   };
 }
@@ -346,7 +335,7 @@ function partyUnits(
   const unitOldest = new Float64Array(unitCount);
   const unitGroup = new Int32Array(unitCount);
   const unitServerStart = new Int32Array(unitCount + 1);
-  const unitServerIds = new IntBuffer(serverIds.length);
+  const unitServerIds = intBuffer(serverIds.length);
   const eligible = new Uint8Array(unitCount);
   const stamp = new Int32Array(serverCount).fill(-1);
   const seen = new Int32Array(serverCount);
