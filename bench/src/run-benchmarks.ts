@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { migrateDatabase } from "@arena/database";
 import { round } from "./http-timing.js";
 import { type BenchReport, markdownReport } from "./markdown-report.js";
+import { formatQualityReport, runQualityBenchmark } from "./matchmaker-quality.js";
 import {
   type ExplainCase,
   runExplainBenchmark,
@@ -123,13 +124,7 @@ async function main(): Promise<void> {
   console.log(`\nWritten to ${resultsFile}`);
 }
 
-/** The quality benchmark lives with the algorithm, in the matchmaker's build. */
 async function runQuality(): Promise<{ report: unknown; text: string }> {
-  const modulePath = join(root, "apps", "matchmaker", "dist", "matching", "quality-benchmark.js");
-  const { runQualityBenchmark, formatQualityReport } = (await import(modulePath)) as {
-    runQualityBenchmark: () => Promise<unknown>;
-    formatQualityReport: (report: unknown) => string;
-  };
   const report = await runQualityBenchmark();
   return { report, text: formatQualityReport(report) };
 }

@@ -1,11 +1,13 @@
 /**
  * Quality benchmark: replays a seeded queue second by second through a matching strategy and
  * measures what players feel: rating spread inside matches, team imbalance, waiting time, and the
- * share of arrivals that got a match. Compares `findMatches` with two baselines. Not a test (no
- * assertions); `bench/quality.mjs` runs it from the build and prints/writes the report.
+ * share of arrivals that got a match. Compares `findMatches` with two baselines, scoring every
+ * strategy's matches with the matchmaker's own `matchScore` at a fixed tolerance. Part of
+ * `pnpm bench`; alone: `node bench/dist/matchmaker-quality.js` after `pnpm build`.
  */
-import { findMatches } from "./find-matches.js";
-import type { MatchGameMode, MatchTicket } from "./types.js";
+import { fileURLToPath } from "node:url";
+import { findMatches, type MatchGameMode, type MatchTicket, matchScore } from "@arena/matchmaker/matching";
+import { mulberry32, normal } from "./queue-generator.js";
 
 export interface QualityScenario {
   name: string;
@@ -147,18 +149,6 @@ export const STRATEGIES: ReadonlyArray<[name: string, strategy: Strategy]> = [
   ["sort by rating, match at once", sortByRatingImmediately],
 ];
 
-/** Small seeded PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function poisson(rand: () => number, mean: number): number {
   const limit = Math.exp(-mean);
   let k = 0;
@@ -170,13 +160,9 @@ function poisson(rand: () => number, mean: number): number {
   return k;
 }
 
-function normal(rand: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
-
 /** The arrivals of a scenario: the same for every strategy. */
 export function generateArrivals(scenario: QualityScenario): MatchTicket[] {
-  const rand = random(scenario.seed);
+  const rand = mulberry32(scenario.seed);
   const servers = Array.from({ length: SERVER_COUNT }, (_, i) => `server-${i + 1}`);
   const tickets: MatchTicket[] = [];
   for (let second = 0; second < scenario.arrivalSeconds; second++) {
@@ -190,7 +176,7 @@ export function generateArrivals(scenario: QualityScenario): MatchTicket[] {
       tickets.push({
         ticketId: `ticket-${tickets.length}`,
         joinTimestamp: START + second,
-        rating: Math.round(RATING_MEAN + RATING_SD * normal(rand)),
+        rating: Math.round(normal(rand, RATING_MEAN, RATING_SD)),
         servers: chosen,
       });
     }
@@ -203,10 +189,9 @@ function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
+/** The matchmaker's score with the population's standard deviation as a fixed tolerance. */
 function score(spread: number, imbalance: number, perTeam: number, teams: number): number {
-  const x = spread / RATING_SD;
-  const y = teams >= 2 && perTeam >= 2 ? (2 * imbalance) / RATING_SD : 0;
-  return 1 / (1 + x * x + y * y);
+  return matchScore(spread, teams >= 2 && perTeam >= 2 ? imbalance : 0, RATING_SD);
 }
 
 export function simulate(scenario: QualityScenario, name: string, strategy: Strategy): StrategyMetrics {
@@ -315,4 +300,8 @@ export function formatQualityReport(report: QualityReport): string {
     lines.push(failed.length === 0 ? "targets: all met" : `targets missed: ${failed.join(", ")}`, "");
   }
   return lines.join("\n");
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(formatQualityReport(await runQualityBenchmark()));
 }
