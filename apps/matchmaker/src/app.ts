@@ -1,8 +1,9 @@
 import { type LicenseClient, licenseReadinessCheck } from "@arena/license-client";
 import { createServiceApp, type Logger, type ServiceApp } from "@arena/service-kit";
+import { rawJsonBody } from "./answer/raw-json-body.js";
+import { createInlineSpanScanner, type SpanScanner } from "./answer/span-scanner.js";
 import type { MatchmakerConfig } from "./config.js";
 import { mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
-import { createInlineSpanScanner, type SpanScanner } from "./http/span-scanner.js";
 
 export interface MatchmakerDeps {
   config: Pick<
@@ -23,7 +24,7 @@ export function createApp(deps: MatchmakerDeps): ServiceApp {
     name: "matchmaker",
     logger: deps.logger,
     bodyLimit: deps.config.MAX_BODY_BYTES,
-    keepRawBody: true,
+    bodyParser: rawJsonBody,
     trustProxy: deps.config.TRUST_PROXY ?? "none",
     readiness: [licenseReadinessCheck(deps.license)],
     routes(app) {

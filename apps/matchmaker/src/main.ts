@@ -1,8 +1,8 @@
 import { createLicenseClient } from "@arena/license-client";
 import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
+import { createWorkerSpanScanner } from "./answer/span-scanner.js";
 import { createApp } from "./app.js";
 import { loadMatchmakerConfig } from "./config.js";
-import { createWorkerSpanScanner } from "./http/span-scanner.js";
 
 async function main(): Promise<void> {
   const config = loadMatchmakerConfig();

@@ -3,8 +3,8 @@ import {
   createInlineSpanScanner,
   createWorkerSpanScanner,
   type SpanScanner,
-} from "../src/http/span-scanner.js";
-import { scanTicketSpans } from "../src/http/ticket-spans.js";
+} from "../src/answer/span-scanner.js";
+import { scanTicketSpans } from "../src/answer/ticket-spans.js";
 
 // The worker runs compiled JavaScript: turbo builds the app before its tests (apps/matchmaker/turbo.json).
 const compiledWorker = new URL("../dist/http/span-scanner-worker.js", import.meta.url);

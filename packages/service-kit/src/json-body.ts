@@ -1,85 +1,97 @@
-import { isAscii } from "node:buffer";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { AppError } from "./app-error.js";
 
 /** Deepest nesting of arrays and objects a JSON body may have unless the app says otherwise. */
 export const DEFAULT_MAX_JSON_DEPTH = 64;
 
-export interface JsonBodyOptions {
+/** What every body parser of an app gets from the kit (`ServiceAppOptions.bodyParser`). */
+export interface BodyParserSettings {
   /** Largest body, after decompression, in bytes or a size string ("1mb"). */
   limit: number | string;
   /** Media types read as JSON. */
   types: string[];
-  /** Keep the bytes as `req.rawBody`. */
-  keepRawBody: boolean;
   /** Deepest nesting allowed, 1 to MAX_JSON_DEPTH_LIMIT; `Infinity` leaves depth to the app. */
   maxDepth: number;
 }
 
-/**
- * Reads JSON bodies: express.raw (size limit, gzip/deflate/br) then one UTF-8 decode and one
- * JSON.parse of the whole body, then a depth check. V8's JSON.parse does not recurse, but whatever
- * walks the value afterwards (a validator, JSON.stringify, an answer writer) may, and a few
- * thousand levels overflow the stack: such a body is a 400 here, before any route sees it.
- */
-export function jsonBodyParser(options: JsonBodyOptions): RequestHandler[] {
-  const { keepRawBody, maxDepth } = options;
-  const validDepth =
+/** An app's own body parser (the matchmaker keeps the bytes), built from the pieces below. */
+export type BodyParser = (settings: BodyParserSettings) => RequestHandler[];
+
+function checkDepthSetting(maxDepth: number): void {
+  const valid =
     maxDepth === Number.POSITIVE_INFINITY ||
     (Number.isInteger(maxDepth) && maxDepth >= 1 && maxDepth <= MAX_JSON_DEPTH_LIMIT);
-  if (!validDepth) {
+  if (!valid) {
     throw new RangeError(`maxJsonDepth must be an integer from 1 to ${MAX_JSON_DEPTH_LIMIT}, or Infinity`);
   }
-  const parse = (req: Request, _res: Response, next: NextFunction): void => {
-    if (!Buffer.isBuffer(req.body) || req.body.length === 0) {
-      // No body, or an empty one: handlers that need one say so (`requireJsonBody`).
-      req.body = undefined;
+}
+
+/**
+ * Reads a JSON-typed body as bytes into `req.body`: the size limit (413) and gzip/deflate/br (corrupt
+ * data is a 400, another encoding a 415) are handled here, before any parsing.
+ */
+export function readRawBody(settings: BodyParserSettings): RequestHandler {
+  checkDepthSetting(settings.maxDepth);
+  return express.raw({ limit: settings.limit, type: settings.types });
+}
+
+/**
+ * The JSON value of a body's bytes, or an AppError: a charset other than UTF-8 (415), text that is
+ * not JSON (400), or nesting deeper than `maxDepth` (400). `text` is the bytes already decoded, when
+ * the caller has it (an ASCII body decoded as latin1, a plain copy). V8's JSON.parse does not
+ * recurse, but whatever walks the value afterwards (a validator, JSON.stringify, an answer writer)
+ * may, and a few thousand levels overflow the stack: such a body never reaches a route.
+ */
+export function parseJsonBytes(
+  req: Request,
+  bytes: Buffer,
+  maxDepth: number,
+  options: { text?: string; skipByteOrderMark?: boolean } = {},
+): unknown {
+  const charset = (req.get("content-type") ?? "").match(/;\s*charset=("?)([^;\s"]+)\1/i)?.[2]?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", `Charset ${charset} is not supported; send UTF-8 JSON`);
+  }
+  const bom = options.skipByteOrderMark && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  let value: unknown;
+  try {
+    value = JSON.parse(options.text ?? bytes.toString("utf8", bom ? 3 : 0));
+  } catch (err) {
+    throw new AppError("MALFORMED_JSON", `Request body is not valid JSON: ${(err as Error).message}`, {
+      errors: [{ pointer: "", detail: "is not valid JSON" }],
+    });
+  }
+  if (nestingExceeds(value, maxDepth)) {
+    throw AppError.validation(
+      [{ pointer: "", detail: `nests arrays and objects more than ${maxDepth} levels deep` }],
+      `Request body nests arrays and objects more than ${maxDepth} levels deep`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The kit's JSON body parser: `readRawBody`, then one UTF-8 decode and one JSON.parse of the whole
+ * body, then the depth check. An empty body leaves `req.body` undefined; handlers that need one say
+ * so (`requireJsonBody`). Like express.json, a UTF-8 byte order mark is skipped.
+ */
+export const jsonBodyParser: BodyParser = (settings) => [
+  readRawBody(settings),
+  (req: Request, _res: Response, next: NextFunction): void => {
+    const bytes = req.body;
+    req.body = undefined;
+    if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
       next();
       return;
     }
-    const bytes = req.body;
-    const charset = (req.get("content-type") ?? "")
-      .match(/;\s*charset=("?)([^;\s"]+)\1/i)?.[2]
-      ?.toLowerCase();
-    if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-      next(new AppError("UNSUPPORTED_MEDIA_TYPE", `Charset ${charset} is not supported; send UTF-8 JSON`));
-      return;
-    }
-    // An ASCII body decodes to the same text as latin1, which is a plain copy; keep it for reuse.
-    const asciiText = keepRawBody && isAscii(bytes) ? bytes.toString("latin1") : undefined;
-    if (keepRawBody) {
-      req.rawBody = { bytes, encoding: "utf-8", ...(asciiText === undefined ? {} : { asciiText }) };
-    }
-    // Like express.json, skip a UTF-8 byte order mark (some Windows clients send one); the raw mode
-    // keeps the bytes exactly as sent, so there a mark stays invalid JSON, as it always was.
-    const start = !keepRawBody && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-    let value: unknown;
     try {
-      value = JSON.parse(asciiText ?? bytes.toString("utf8", start));
+      req.body = parseJsonBytes(req, bytes, settings.maxDepth, { skipByteOrderMark: true });
+      next();
     } catch (err) {
-      req.body = undefined;
-      next(
-        new AppError("MALFORMED_JSON", `Request body is not valid JSON: ${(err as Error).message}`, {
-          errors: [{ pointer: "", detail: "is not valid JSON" }],
-        }),
-      );
-      return;
+      next(err);
     }
-    if (nestingExceeds(value, maxDepth)) {
-      req.body = undefined;
-      next(
-        AppError.validation(
-          [{ pointer: "", detail: `nests arrays and objects more than ${maxDepth} levels deep` }],
-          `Request body nests arrays and objects more than ${maxDepth} levels deep`,
-        ),
-      );
-      return;
-    }
-    req.body = value;
-    next();
-  };
-  return [express.raw({ limit: options.limit, type: options.types }), parse];
-}
+  },
+];
 
 /** Deepest limit an app may set: the check recurses once per level, which stays far from the stack's end. */
 export const MAX_JSON_DEPTH_LIMIT = 1_000;

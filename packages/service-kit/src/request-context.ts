@@ -10,12 +10,6 @@ declare global {
       id: string;
       /** A logger bound to this request's id. */
       log: Logger;
-      /** The JSON body's bytes as received (after content-encoding), when the app asked to keep them. */
-      rawBody?: {
-        bytes: Buffer;
-        encoding: string /** The body's text when it is all ASCII. */;
-        asciiText?: string;
-      };
     }
   }
 }

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { AppError } from "./app-error.js";
 import { parseTrustProxy, type TrustProxy } from "./config.js";
 import { createLifecycle, type Lifecycle, mountHealthRoutes, type ReadinessCheck } from "./health.js";
-import { DEFAULT_MAX_JSON_DEPTH, jsonBodyParser } from "./json-body.js";
+import { type BodyParser, DEFAULT_MAX_JSON_DEPTH, jsonBodyParser } from "./json-body.js";
 import type { Logger } from "./logger.js";
 import { createMetrics, type ServiceMetrics } from "./metrics.js";
 import { asAppError, sendProblem } from "./problem-response.js";
@@ -17,8 +17,11 @@ export interface ServiceAppOptions {
   /** Media types parsed as JSON, besides application/json (the gateway adds x-amz-json-1.1). */
   jsonTypes?: string[];
   readiness?: ReadinessCheck[];
-  /** Keep the undecoded JSON body as `req.rawBody` (the matchmaker copies tickets from it). */
-  keepRawBody?: boolean;
+  /**
+   * The app's own JSON body parser, given the kit's limit, media types and depth (default
+   * `jsonBodyParser`). The matchmaker's keeps the bytes to copy tickets from them.
+   */
+  bodyParser?: BodyParser;
   /**
    * Deepest nesting of arrays and objects accepted in a JSON body (default 64); deeper bodies get a
    * 400 problem. `Infinity` turns the check off, for an app that bounds depth in its own scan.
@@ -68,14 +71,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   mountHealthRoutes(app, options.readiness ?? [], lifecycle, metrics);
   const jsonTypes = ["application/json", "application/*+json", ...(options.jsonTypes ?? [])];
   const limit = options.bodyLimit ?? "1mb";
-  app.use(
-    jsonBodyParser({
-      limit,
-      types: jsonTypes,
-      keepRawBody: options.keepRawBody ?? false,
-      maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
-    }),
-  );
+  const bodyParser = options.bodyParser ?? jsonBodyParser;
+  app.use(bodyParser({ limit, types: jsonTypes, maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH }));
   options.routes(app, kit);
   app.use(routeFallback(app));
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {

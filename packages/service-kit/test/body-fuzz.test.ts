@@ -5,6 +5,7 @@ import { compile } from "@arena/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { createLogger, createServiceApp, requireJsonBody, validateOrThrow } from "../src/index.js";
+import { byteKeepingParser } from "./byte-keeping-parser.js";
 
 const validateGreeting = compile<{ name: string; tags?: string[] }>({
   type: "object",
@@ -25,7 +26,7 @@ function startApp(keepRawBody: boolean): Promise<Server> {
     name: "fuzz",
     logger: createLogger({ name: "fuzz", level: "silent" }),
     bodyLimit: 64 * 1024,
-    keepRawBody,
+    ...(keepRawBody ? { bodyParser: byteKeepingParser } : {}),
     routes(a) {
       a.post("/echo", (req, res) => {
         res.json({ body: requireJsonBody(req) });
@@ -99,7 +100,7 @@ function stable(answer: Answer): unknown {
 
 describe.each([
   ["express.json-style parser", false],
-  ["raw parser (keepRawBody)", true],
+  ["byte-keeping parser of an app", true],
 ])("the %s, fuzzed", (_name, keepRawBody) => {
   let server: Server;
   let base: string;

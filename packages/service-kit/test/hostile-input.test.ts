@@ -16,6 +16,7 @@ import {
   type ServiceAppOptions,
   validateOrThrow,
 } from "../src/index.js";
+import { byteKeepingParser } from "./byte-keeping-parser.js";
 
 const validateNumbers = compile<number[]>({ type: "array", items: { type: "integer" } });
 
@@ -53,9 +54,9 @@ const PROBLEM = /^application\/problem\+json/;
 
 describe.each([
   ["express.json-style bodies", false],
-  ["raw bodies (keepRawBody)", true],
+  ["an app's byte-keeping parser", true],
 ])("%s", (_name, keepRawBody) => {
-  const app = hostileApp({ keepRawBody });
+  const app = hostileApp(keepRawBody ? { bodyParser: byteKeepingParser } : {});
   // Bytes as they are: superagent would otherwise JSON-encode a Buffer sent as application/json.
   const json = (path: string) =>
     request(app)

@@ -2,13 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { LicenseClient } from "@arena/license-client";
 import { AppError, requireJsonBody } from "@arena/service-kit";
 import type { Express, Request, Response } from "express";
-import {
-  findMatches,
-  type MatchGameMode,
-  type MatchResult,
-  type MatchTicket,
-  SearchScratch,
-} from "../matching/index.js";
+import { PendingAnswer } from "../answer/answer-path.js";
+import { rawBodyOf } from "../answer/raw-json-body.js";
+import type { SpanScanner } from "../answer/span-scanner.js";
+import { findMatches, type MatchGameMode, type MatchTicket, SearchScratch } from "../matching/index.js";
 import {
   checkMatchmakingRequest,
   checkMatchSize,
@@ -17,37 +14,6 @@ import {
   type RequestLimits,
 } from "./request-checks.js";
 import { validateMatchmakingBody } from "./request-validation.js";
-import { answerIsAscii, serializeMatchResult, writeMatchResultFromSpans } from "./response-serializer.js";
-import type { SpanScanner } from "./span-scanner.js";
-import type { TicketSpans } from "./ticket-spans.js";
-
-/**
- * Starts finding the ticket spans of an ASCII body (the fast answer path), or null when the answer
- * will be serialized from the parsed tickets instead. Never rejects: a failed scan means null.
- */
-function startSpanScan(
-  req: Request,
-  body: unknown,
-  scanner: SpanScanner,
-): Promise<TicketSpans | null> | null {
-  const raw = req.rawBody;
-  const tickets = (body as { tickets?: unknown } | null)?.tickets;
-  if (raw?.asciiText === undefined || !Array.isArray(tickets)) return null;
-  return scanner.scan(raw.bytes, tickets.length).catch(() => null);
-}
-
-/**
- * The answer: assembled from slices of the request's own text when its spans were found, else
- * serialized from the parsed tickets. Both give the same JSON.
- */
-function writeAnswer(req: Request, spans: TicketSpans | null, result: MatchResult): string | Buffer {
-  const text = req.rawBody?.asciiText;
-  if (text === undefined || !spans) return serializeMatchResult(result);
-  const answer = writeMatchResultFromSpans(result, text, spans);
-  // An ASCII answer (slices of an ASCII request, uuids, numbers, ASCII server names) is its own
-  // UTF-8 in latin1, and converting it is a plain copy without a UTF-8 pass.
-  return answerIsAscii(result) ? Buffer.from(answer, "latin1") : answer;
-}
 
 /** `?explain=true|false`; the body's `explain` applies when the query does not say. */
 function explainWanted(req: Request, bodyExplain: boolean | undefined): boolean {
@@ -77,9 +43,9 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     deps.license.require(endpoint === "advanced" ? "advanced" : undefined);
     const body = requireJsonBody(req);
     checkTicketLimit(body, deps.limits.maxTickets);
-    // The scan needs only the bytes: with a worker scanner it runs while this thread validates
-    // and matches; its result is only used once the request has proved valid.
-    const spans = startSpanScan(req, body, deps.spanScanner);
+    // Starts the ticket-span scan, which needs only the bytes: with a worker scanner it runs while
+    // this thread validates and matches; its result is only used once the request has proved valid.
+    const answer = new PendingAnswer(rawBodyOf(req), body, deps.spanScanner);
     const request = validateMatchmakingBody(body);
     const explain = explainWanted(req, request.explain);
     const gameMode = request.game_mode as MatchGameMode;
@@ -90,7 +56,7 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
     const result = findMatches(gameMode, tickets, { now, idSeed: randomUUID(), explain, scratch });
-    res.type("application/json").send(writeAnswer(req, spans ? await spans : null, result));
+    res.type("application/json").send(await answer.write(result));
   };
   app.post("/matchmaking/basic", handle("basic"));
   app.post("/matchmaking/advanced", handle("advanced"));
