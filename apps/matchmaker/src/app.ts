@@ -3,6 +3,7 @@ import { createServiceApp, type Logger, type ServiceApp } from "@arena/service-k
 import { rawJsonBody } from "./answer/raw-json-body.js";
 import { createInlineSpanScanner, type SpanScanner } from "./answer/span-scanner.js";
 import type { MatchmakerConfig } from "./config.js";
+import { createMatchmakingMetrics } from "./http/matchmaking-metrics.js";
 import { mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
 
 export interface MatchmakerDeps {
@@ -27,8 +28,9 @@ export function createApp(deps: MatchmakerDeps): ServiceApp {
     bodyParser: rawJsonBody,
     trustProxy: deps.config.TRUST_PROXY ?? "none",
     readiness: [licenseReadinessCheck(deps.license)],
-    routes(app) {
+    routes(app, kit) {
       mountMatchmakingRoutes(app, {
+        metrics: createMatchmakingMetrics(kit.metrics, deps.license),
         license: deps.license,
         limits: {
           maxTickets: deps.config.MAX_TICKETS,
