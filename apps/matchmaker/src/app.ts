@@ -4,7 +4,8 @@ import { rawJsonBody } from "./answer/raw-json-body.js";
 import { createInlineSpanScanner, type SpanScanner } from "./answer/span-scanner.js";
 import type { MatchmakerConfig } from "./config.js";
 import { createMatchmakingMetrics } from "./http/matchmaking-metrics.js";
-import { mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
+import { MatchmakingPipeline, mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
+import { startWarmUp, type WarmUp } from "./warm-up.js";
 
 export interface MatchmakerDeps {
   config: Pick<
@@ -18,28 +19,42 @@ export interface MatchmakerDeps {
   clock?: () => number;
   /** Where answers find their tickets' text; inline unless given (main.ts uses a worker thread). */
   spanScanner?: SpanScanner;
+  /** Run synthetic queues through the pipeline before /readyz turns 200 (main.ts does; tests need not). */
+  warmUp?: boolean;
 }
 
-export function createApp(deps: MatchmakerDeps): ServiceApp {
-  return createServiceApp({
+export interface MatchmakerApp extends ServiceApp {
+  /** The start-up warm-up, when asked for. */
+  warmUp?: WarmUp;
+}
+
+export function createApp(deps: MatchmakerDeps): MatchmakerApp {
+  const pipeline = new MatchmakingPipeline({
+    limits: {
+      maxTickets: deps.config.MAX_TICKETS,
+      maxMatchPlayers: deps.config.MAX_MATCH_PLAYERS,
+      clockSkewSeconds: deps.config.CLOCK_SKEW_SECONDS,
+    },
+    clock: deps.clock ?? (() => Date.now() / 1000),
+    spanScanner: deps.spanScanner ?? createInlineSpanScanner(),
+  });
+  const warmUp = deps.warmUp
+    ? startWarmUp(pipeline, (err) => deps.logger.warn({ err }, "a warm-up request failed"))
+    : undefined;
+  const service = createServiceApp({
     name: "matchmaker",
     logger: deps.logger,
     bodyLimit: deps.config.MAX_BODY_BYTES,
     bodyParser: rawJsonBody,
     trustProxy: deps.config.TRUST_PROXY ?? "none",
-    readiness: [licenseReadinessCheck(deps.license)],
+    readiness: [licenseReadinessCheck(deps.license), ...(warmUp ? [warmUp.readiness] : [])],
     routes(app, kit) {
       mountMatchmakingRoutes(app, {
         metrics: createMatchmakingMetrics(kit.metrics, deps.license),
         license: deps.license,
-        limits: {
-          maxTickets: deps.config.MAX_TICKETS,
-          maxMatchPlayers: deps.config.MAX_MATCH_PLAYERS,
-          clockSkewSeconds: deps.config.CLOCK_SKEW_SECONDS,
-        },
-        clock: deps.clock ?? (() => Date.now() / 1000),
-        spanScanner: deps.spanScanner ?? createInlineSpanScanner(),
+        pipeline,
       });
     },
   });
+  return warmUp ? { ...service, warmUp } : service;
 }

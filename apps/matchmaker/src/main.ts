@@ -22,7 +22,7 @@ async function main(): Promise<void> {
 
   // Ticket spans are found on a second core while the request thread validates and matches.
   const spanScanner = createWorkerSpanScanner();
-  const { app, lifecycle } = createApp({ config, license, logger, spanScanner });
+  const { app, lifecycle, warmUp } = createApp({ config, license, logger, spanScanner, warmUp: true });
   const running = await serve({
     app,
     port: config.PORT,
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     onClose: [() => license.stop(), () => spanScanner.close()],
   });
+  warmUp?.done.then(() => logger.info("warm-up done: ready for traffic"));
   stopOnSignals(running, logger);
 }
 

@@ -3,9 +3,10 @@ import type { LicenseClient } from "@arena/license-client";
 import { AppError, asAppError, requireJsonBody } from "@arena/service-kit";
 import type { Express, NextFunction, Request, Response } from "express";
 import { PendingAnswer } from "../answer/answer-path.js";
-import { rawBodyOf } from "../answer/raw-json-body.js";
+import { type RawJsonBody, rawBodyOf } from "../answer/raw-json-body.js";
 import type { SpanScanner } from "../answer/span-scanner.js";
 import { findMatches, type MatchGameMode, type MatchTicket, SearchScratch } from "../matching/index.js";
+import type { MatchmakingMetrics } from "./matchmaking-metrics.js";
 import {
   checkMatchmakingRequest,
   checkMatchSize,
@@ -13,14 +14,12 @@ import {
   type Endpoint,
   type RequestLimits,
 } from "./request-checks.js";
-import type { MatchmakingMetrics } from "./matchmaking-metrics.js";
 import { validateMatchmakingBody } from "./request-validation.js";
 
 const secondsSince = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
 /** `?explain=true|false`; the body's `explain` applies when the query does not say. */
-function explainWanted(req: Request, bodyExplain: boolean | undefined): boolean {
-  const query = req.query.explain;
+function explainWanted(query: unknown, bodyExplain: boolean | undefined): boolean {
   if (query === undefined) return bodyExplain === true;
   if (query === "true") return true;
   if (query === "false") return false;
@@ -30,30 +29,45 @@ function explainWanted(req: Request, bodyExplain: boolean | undefined): boolean 
   });
 }
 
-export interface MatchmakingRouteDeps {
-  license: Pick<LicenseClient, "require">;
+export interface MatchmakingPipelineDeps {
   limits: RequestLimits;
   /** Current time in Unix seconds; requests may override it with `now` to replay a queue. */
   clock: () => number;
   spanScanner: SpanScanner;
-  metrics: MatchmakingMetrics;
 }
 
-/** POST /matchmaking/basic and /matchmaking/advanced: a thin shell around `findMatches`. */
-export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps): void {
+/** One request's outcome, for the answer and the metrics. */
+export interface MatchmakingOutcome {
+  answer: string | Buffer;
+  tickets: number;
+  matches: number;
+  unmatched: number;
+  matchingSeconds: number;
+}
+
+/**
+ * Everything a matchmaking request does after the license check: validation, the checks, the
+ * search and the answer. The routes and the start-up warm-up run the same code.
+ */
+export class MatchmakingPipeline {
   // Requests are matched one at a time on this thread, so they can share the search's memory.
-  const scratch = new SearchScratch();
-  const { metrics } = deps;
-  const handle = (endpoint: Endpoint) => async (req: Request, res: Response) => {
-    const started = process.hrtime.bigint();
-    deps.license.require(endpoint === "advanced" ? "advanced" : undefined);
-    const body = requireJsonBody(req);
+  private readonly scratch = new SearchScratch();
+
+  constructor(private readonly deps: MatchmakingPipelineDeps) {}
+
+  async run(
+    endpoint: Endpoint,
+    raw: RawJsonBody | undefined,
+    body: unknown,
+    explainQuery: unknown,
+  ): Promise<MatchmakingOutcome> {
+    const { deps } = this;
     checkTicketLimit(body, deps.limits.maxTickets);
     // Starts the ticket-span scan, which needs only the bytes: with a worker scanner it runs while
     // this thread validates and matches; its result is only used once the request has proved valid.
-    const answer = new PendingAnswer(rawBodyOf(req), body, deps.spanScanner);
+    const answer = new PendingAnswer(raw, body, deps.spanScanner);
     const request = validateMatchmakingBody(body);
-    const explain = explainWanted(req, request.explain);
+    const explain = explainWanted(explainQuery, request.explain);
     const gameMode = request.game_mode as MatchGameMode;
     checkMatchSize(gameMode, deps.limits);
     const tickets = request.tickets as MatchTicket[];
@@ -62,12 +76,42 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.
     const matchingStarted = process.hrtime.bigint();
-    const result = findMatches(gameMode, tickets, { now, idSeed: randomUUID(), explain, scratch });
-    metrics.findMatchesSeconds.observe(secondsSince(matchingStarted));
-    res.type("application/json").send(await answer.write(result));
-    metrics.ticketsPerRequest.observe(tickets.length);
-    metrics.matchesReturned.inc(result.matchSuggestions.length);
-    metrics.unmatchedTicketsReturned.inc(result.unmatchedTickets.length);
+    const result = findMatches(gameMode, tickets, {
+      now,
+      idSeed: randomUUID(),
+      explain,
+      scratch: this.scratch,
+    });
+    const matchingSeconds = secondsSince(matchingStarted);
+    return {
+      answer: await answer.write(result),
+      tickets: tickets.length,
+      matches: result.matchSuggestions.length,
+      unmatched: result.unmatchedTickets.length,
+      matchingSeconds,
+    };
+  }
+}
+
+export interface MatchmakingRouteDeps {
+  license: Pick<LicenseClient, "require">;
+  pipeline: MatchmakingPipeline;
+  metrics: MatchmakingMetrics;
+}
+
+/** POST /matchmaking/basic and /matchmaking/advanced: a thin shell around the pipeline. */
+export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps): void {
+  const { metrics } = deps;
+  const handle = (endpoint: Endpoint) => async (req: Request, res: Response) => {
+    const started = process.hrtime.bigint();
+    deps.license.require(endpoint === "advanced" ? "advanced" : undefined);
+    const body = requireJsonBody(req);
+    const outcome = await deps.pipeline.run(endpoint, rawBodyOf(req), body, req.query.explain);
+    res.type("application/json").send(outcome.answer);
+    metrics.findMatchesSeconds.observe(outcome.matchingSeconds);
+    metrics.ticketsPerRequest.observe(outcome.tickets);
+    metrics.matchesReturned.inc(outcome.matches);
+    metrics.unmatchedTicketsReturned.inc(outcome.unmatched);
     metrics.requestSeconds.observe(secondsSince(started));
   };
   const paths = ["/matchmaking/basic", "/matchmaking/advanced"];
