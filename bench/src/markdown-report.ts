@@ -1,3 +1,4 @@
+import type { FirstRequestCase } from "./matchmaker-first-request.js";
 import type { ExplainCase, ShapeCase } from "./matchmaker-shapes.js";
 import type { SpeedCase } from "./matchmaker-speed.js";
 
@@ -22,6 +23,7 @@ export interface BenchReport {
   memory: { matchmakerPeakRssMiB: number; echoPeakRssMiB: number };
   shapes: ShapeCase[];
   explain: ExplainCase[];
+  firstRequest: FirstRequestCase[];
   quality: unknown;
 }
 
@@ -73,6 +75,16 @@ export function markdownReport(report: BenchReport): string {
       c.unmatched.toLocaleString("en"),
     ]),
   );
+  const firstRequest = table(
+    ["mode", "tickets", "first request after /readyz", "steady (median)", "ratio"],
+    report.firstRequest.map((c) => [
+      c.mode,
+      c.tickets.toLocaleString("en"),
+      `${c.firstMs} ms`,
+      `${c.steadyMedianMs} ms`,
+      `×${c.ratio}`,
+    ]),
+  );
   const quality = (report.quality as QualityReport).scenarios
     .map((s) => {
       const rows = s.strategies.map((m) => [
@@ -105,6 +117,10 @@ export function markdownReport(report: BenchReport): string {
     "**Explain**: the same queue with and without `explain`, interleaved.",
     "",
     explain,
+    "",
+    "**First request**: a freshly started matchmaker (warm-up included) is sent a request as soon as `/readyz` answers 200.",
+    "",
+    firstRequest,
     "",
     "**Quality**: a queue replayed second by second (see apps/matchmaker/ALGORITHM.md).",
     "",

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { migrateDatabase } from "@arena/database";
 import { round } from "./http-timing.js";
 import { type BenchReport, markdownReport } from "./markdown-report.js";
+import { type FirstRequestCase, runFirstRequestBenchmark } from "./matchmaker-first-request.js";
 import { formatQualityReport, runQualityBenchmark } from "./matchmaker-quality.js";
 import {
   type ExplainCase,
@@ -21,7 +22,9 @@ const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const NODE_FLAGS = ["--max-semi-space-size=64"];
 
 /** Starts the real license service and a licensed matchmaker; `started` collects them for cleanup. */
-async function startLicensedMatchmaker(started: Service[]): Promise<Service[]> {
+async function startLicensedMatchmaker(
+  started: Service[],
+): Promise<{ license: Service; matchmaker: Service; licenseKey: string }> {
   const licenseDir = join(root, "apps", "license");
   const databaseUrl =
     process.env.BENCH_LICENSE_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/arena_bench_license";
@@ -54,7 +57,7 @@ async function startLicensedMatchmaker(started: Service[]): Promise<Service[]> {
     NODE_FLAGS,
   );
   started.push(matchmaker);
-  return [license, matchmaker];
+  return { license, matchmaker, licenseKey };
 }
 
 async function main(): Promise<void> {
@@ -65,8 +68,9 @@ async function main(): Promise<void> {
   let memory: { matchmakerPeakRssMiB: number; echoPeakRssMiB: number };
   let shapes: ShapeCase[];
   let explain: ExplainCase[];
+  let firstRequest: FirstRequestCase[];
   try {
-    const [, matchmaker] = await startLicensedMatchmaker(services);
+    const { license, matchmaker, licenseKey } = await startLicensedMatchmaker(services);
     const echo = await startService(
       "echo",
       join(root, "bench", "dist", "echo-server.js"),
@@ -75,15 +79,26 @@ async function main(): Promise<void> {
       "/livez",
     );
     services.push(echo);
-    speed = await runSpeedBenchmark(echo.url, matchmaker!.url);
+    speed = await runSpeedBenchmark(echo.url, matchmaker.url);
     memory = {
-      matchmakerPeakRssMiB: peakRssMiB(matchmaker!.child.pid!),
+      matchmakerPeakRssMiB: peakRssMiB(matchmaker.child.pid!),
       echoPeakRssMiB: peakRssMiB(echo.child.pid!),
     };
     console.log("\nMatch shapes at 100k tickets (the cost of large matches):");
-    shapes = await runShapeBenchmark(matchmaker!.url);
+    shapes = await runShapeBenchmark(matchmaker.url);
     console.log("\nExplain (?explain=true) against the plain answer:");
-    explain = await runExplainBenchmark(matchmaker!.url);
+    explain = await runExplainBenchmark(matchmaker.url);
+    console.log("\nFirst request after /readyz on a fresh process:");
+    const fresh = await startService(
+      "matchmaker (fresh)",
+      join(root, "apps", "matchmaker", "dist", "main.js"),
+      18001,
+      { LICENSE_KEY: licenseKey, LICENSE_URL: license.url },
+      "/readyz",
+      NODE_FLAGS,
+    );
+    services.push(fresh);
+    firstRequest = await runFirstRequestBenchmark(fresh.url);
   } finally {
     await Promise.all(services.map(stopService));
   }
@@ -109,6 +124,7 @@ async function main(): Promise<void> {
     memory,
     shapes,
     explain,
+    firstRequest,
     quality: quality.report,
   };
   mkdirSync(dirname(resultsFile), { recursive: true });
@@ -120,6 +136,7 @@ async function main(): Promise<void> {
   console.table(growth);
   console.table(shapes);
   console.table(explain);
+  console.table(firstRequest);
   console.log(`Peak RSS: matchmaker ${memory.matchmakerPeakRssMiB} MiB, echo ${memory.echoPeakRssMiB} MiB`);
   console.log(`\nWritten to ${resultsFile}`);
 }
