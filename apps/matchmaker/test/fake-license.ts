@@ -1,6 +1,5 @@
 import type { Edition } from "@arena/contracts";
-import type { LicenseClient, LicenseState } from "@arena/license-client";
-import { AppError } from "@arena/service-kit";
+import { type LicenseClient, type LicenseState, requireEdition } from "@arena/license-client";
 
 /** A license client whose state a test sets directly (the real one is tested against the license app). */
 export function fakeLicense(
@@ -24,13 +23,7 @@ export function fakeLicense(
     refresh: async () => state,
     state: () => state,
     onChange: () => () => {},
-    require(edition?: Edition): Edition {
-      if (state.status === "invalid") throw new AppError("LICENSE_INVALID", state.reason ?? "invalid");
-      if (state.edition === null) throw new AppError("LICENSE_UNAVAILABLE", state.reason ?? "unavailable");
-      if (edition === "advanced" && state.edition !== "advanced") {
-        throw new AppError("EDITION_REQUIRED", "needs advanced");
-      }
-      return state.edition;
-    },
+    // The real client's rule, so the HTTP tests see exactly what production answers.
+    require: (edition?: Edition) => requireEdition(state, edition),
   };
 }

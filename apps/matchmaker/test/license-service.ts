@@ -29,7 +29,9 @@ export async function startLicenseService() {
   const url = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
 
+  /** Starts the service process; does nothing while it runs. */
   async function start(): Promise<void> {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
     child = spawn(process.execPath, [join(licenseApp, "dist", "main.js")], {
       env: {
         ...process.env,

@@ -4,5 +4,6 @@ export {
   type LicenseClientOptions,
   type LicenseLogger,
 } from "./license-client.js";
+export { requireEdition } from "./license-policy.js";
 export { licenseReadinessCheck } from "./license-readiness.js";
 export type { LicenseState, LicenseStatus } from "./license-state.js";

@@ -1,11 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { EDITIONS, type Edition, validateValidateLicenseResponse } from "@arena/contracts";
-import { AppError, type Logger } from "@arena/service-kit";
+import { type Edition, validateValidateLicenseResponse } from "@arena/contracts";
+import type { Logger } from "@arena/service-kit";
 import { createLeaseVerifier, LeaseVerificationError } from "./lease-verifier.js";
+import {
+  factsAfter,
+  nextRefresh,
+  type Outcome,
+  problemOf,
+  requireEdition,
+  retryAfterMs,
+  type Settled,
+} from "./license-policy.js";
 import {
   deriveState,
   INITIAL_FACTS,
-  type Lease,
   type LicenseFacts,
   type LicenseState,
   leaseUsableUntil,
@@ -67,19 +75,10 @@ const DEFAULTS = {
   retryDelayMs: 5_000,
   maxRetryDelayMs: 30_000,
 };
-/** A lease about to expire is renewed no more often than this (the configured interval still applies). */
-const MIN_REFRESH_DELAY_MS = 1_000;
 /** setTimeout's largest delay; longer waits are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const KEY_PREFIX_LENGTH = 7;
 const MAX_DETAIL_LENGTH = 300;
-
-type Outcome =
-  | { kind: "success"; lease: Lease; requestId: string }
-  | { kind: "rejected"; reason: string; requestId: string }
-  | { kind: "failure"; reason: string; requestId: string; retryAfterMs?: number; untrusted?: boolean }
-  | { kind: "aborted" };
-type Settled = Exclude<Outcome, { kind: "aborted" }>;
 
 export function createLicenseClient(options: LicenseClientOptions): LicenseClient {
   const config = resolveOptions(options);
@@ -180,7 +179,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
           kind: "failure",
           reason: `the license service answered HTTP ${res.status}${detail ? ` (${detail})` : ""}`,
           requestId,
-          ...retryAfter(res),
+          ...optionalRetryAfter(retryAfterMs(res.headers.get("retry-after"), now())),
         };
       }
       const body: unknown = await res.json().catch(() => undefined);
@@ -212,57 +211,26 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
 
   /** The problem document of an error answer, or null when the body is not one. */
   async function readProblem(res: Response): Promise<{ detail: string | null } | null> {
-    const text = await res.text().catch(() => "");
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return null;
-    }
-    if (typeof parsed !== "object" || parsed === null) return null;
-    const { detail, title, code } = parsed as { detail?: unknown; title?: unknown; code?: unknown };
-    if (typeof detail !== "string" && typeof title !== "string" && typeof code !== "string") return null;
-    const sentence =
-      typeof detail === "string" && detail !== "" ? detail : typeof title === "string" ? title : null;
-    return { detail: sentence === null ? null : scrub(sentence) };
+    const problem = problemOf(await res.text().catch(() => ""));
+    return problem === null ? null : { detail: problem.detail === null ? null : scrub(problem.detail) };
   }
 
   function apply(outcome: Settled): void {
-    const at = now();
+    facts = factsAfter(facts, outcome, now());
+    const fields = { ...log, requestId: outcome.requestId };
     switch (outcome.kind) {
       case "success":
-        facts = { lease: outcome.lease, lastValidatedAtMs: at, rejection: null, failure: null };
         logger.debug(
-          {
-            ...log,
-            requestId: outcome.requestId,
-            edition: outcome.lease.edition,
-            licenseId: outcome.lease.licenseId,
-          },
+          { ...fields, edition: outcome.lease.edition, licenseId: outcome.lease.licenseId },
           "license validated",
         );
         break;
       case "rejected":
-        // No grace for a key the service refuses: the lease goes at once.
-        facts = { ...facts, lease: null, rejection: outcome.reason, failure: null };
-        logger.error(
-          { ...log, requestId: outcome.requestId, reason: outcome.reason },
-          "license key rejected",
-        );
+        logger.error({ ...fields, reason: outcome.reason }, "license key rejected");
         break;
       case "failure":
-        // A rejection stays in force through an outage: the last word of the service was "no".
-        facts = {
-          ...facts,
-          failure: { reason: outcome.reason, sinceMs: facts.failure?.sinceMs ?? at },
-        };
         logger.warn(
-          {
-            ...log,
-            requestId: outcome.requestId,
-            reason: outcome.reason,
-            consecutiveFailures: consecutiveFailures + 1,
-          },
+          { ...fields, reason: outcome.reason, consecutiveFailures: consecutiveFailures + 1 },
           outcome.untrusted ? "license lease not trusted" : "license validation failed",
         );
         break;
@@ -305,31 +273,10 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
     expiryTimer.unref();
   }
 
-  function nextDelay(outcome: Settled): number {
-    const interval = config.refreshIntervalMs;
-    switch (outcome.kind) {
-      case "success": {
-        consecutiveFailures = 0;
-        // Renew well before a short-lived lease runs out, whatever the configured interval.
-        const halfLife = (outcome.lease.expiresAtMs - now()) / 2;
-        return jitter(Math.min(interval, Math.max(MIN_REFRESH_DELAY_MS, halfLife)), 0.1);
-      }
-      case "rejected":
-        consecutiveFailures = 0;
-        return jitter(interval, 0.1);
-      case "failure": {
-        consecutiveFailures += 1;
-        const ceiling = Math.min(interval, config.maxRetryDelayMs);
-        const backoff = Math.min(ceiling, config.retryDelayMs * 2 ** Math.min(consecutiveFailures - 1, 30));
-        // Equal jitter: spread the retries of many replicas over the second half of the delay.
-        const delay = backoff / 2 + (Math.random() * backoff) / 2;
-        return Math.max(delay, Math.min(outcome.retryAfterMs ?? 0, interval));
-      }
-    }
-  }
-
   function schedule(outcome: Settled): void {
-    const delay = nextDelay(outcome);
+    const next = nextRefresh(outcome, consecutiveFailures, config, now(), Math.random);
+    consecutiveFailures = next.consecutiveFailures;
+    const delay = next.delayMs;
     clearTimeout(refreshTimer);
     refreshTimer = undefined;
     nextAttemptAtMs = null;
@@ -394,31 +341,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
     state,
 
     require(edition) {
-      const current = state();
-      switch (current.status) {
-        case "valid":
-        case "grace": {
-          const held = current.edition as Edition;
-          if (edition !== undefined && EDITIONS.indexOf(held) < EDITIONS.indexOf(edition)) {
-            throw new AppError(
-              "EDITION_REQUIRED",
-              `This needs the ${edition} edition; the license is for the ${held} edition`,
-              { extensions: { requiredEdition: edition, edition: held } },
-            );
-          }
-          return held;
-        }
-        case "invalid":
-          throw new AppError("LICENSE_INVALID", current.reason ?? "License key rejected");
-        case "pending":
-        case "expired": {
-          const wait =
-            nextAttemptAtMs === null ? null : Math.max(1, Math.ceil((nextAttemptAtMs - now()) / 1000));
-          throw new AppError("LICENSE_UNAVAILABLE", current.reason ?? "License could not be confirmed", {
-            ...(wait === null ? {} : { headers: { "Retry-After": String(wait) } }),
-          });
-        }
-      }
+      return requireEdition(state(), edition, nextAttemptAtMs === null ? null : nextAttemptAtMs - now());
     },
 
     refresh,
@@ -495,21 +418,12 @@ function withoutCredentials(url: string): string {
   return parsed.toString().replace(/\/+$/, "");
 }
 
-function jitter(ms: number, spread: number): number {
-  return ms * (1 - spread + Math.random() * 2 * spread);
-}
-
 function truncate(text: string): string {
   return text.length > MAX_DETAIL_LENGTH ? `${text.slice(0, MAX_DETAIL_LENGTH)}…` : text;
 }
 
-function retryAfter(res: Response): { retryAfterMs?: number } {
-  const header = res.headers.get("retry-after");
-  if (header === null) return {};
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 };
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) };
+function optionalRetryAfter(ms: number | undefined): { retryAfterMs?: number } {
+  return ms === undefined ? {} : { retryAfterMs: ms };
 }
 
 /** fetch reports a refused connection as "fetch failed" with the reason in `cause`. */

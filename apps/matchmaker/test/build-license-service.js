@@ -1,0 +1,18 @@
+// Jest global setup: the license tests run the real license service from its build, so build it
+// (and what it depends on) first. Turbo's cache makes this a no-op when nothing changed.
+import { execFileSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+export default function buildLicenseService() {
+  execFileSync(
+    "pnpm",
+    ["exec", "turbo", "run", "build", "--filter=@arena/license", "--output-logs=errors-only"],
+    {
+      cwd: root,
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+}
