@@ -38,23 +38,27 @@ export function createApp(deps: MatchmakerDeps): MatchmakerApp {
     clock: deps.clock ?? (() => Date.now() / 1000),
     spanScanner: deps.spanScanner ?? createInlineSpanScanner(),
   });
-  const warmUp = deps.warmUp
-    ? startWarmUp(pipeline, (err) => deps.logger.warn({ err }, "a warm-up request failed"))
-    : undefined;
+  let warmUp: WarmUp | undefined;
   const service = createServiceApp({
     name: "matchmaker",
     logger: deps.logger,
     bodyLimit: deps.config.MAX_BODY_BYTES,
     bodyParser: rawJsonBody,
     trustProxy: deps.config.TRUST_PROXY ?? "none",
-    readiness: [licenseReadinessCheck(deps.license), ...(warmUp ? [warmUp.readiness] : [])],
+    readiness: [
+      licenseReadinessCheck(deps.license),
+      { name: "warm-up", check: () => warmUp?.readiness.check() },
+    ],
     routes(app, kit) {
       mountMatchmakingRoutes(app, {
         metrics: createMatchmakingMetrics(kit.metrics, deps.license),
         license: deps.license,
         pipeline,
+        isWarmUpRequest: (req) => warmUp?.isWarmUpRequest(req) ?? false,
       });
     },
   });
-  return warmUp ? { ...service, warmUp } : service;
+  if (!deps.warmUp) return service;
+  warmUp = startWarmUp(service.app, (err) => deps.logger.warn({ err }, "a warm-up request failed"));
+  return { ...service, warmUp };
 }

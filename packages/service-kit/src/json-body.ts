@@ -46,7 +46,7 @@ export function parseJsonBytes(
   req: Request,
   bytes: Buffer,
   maxDepth: number,
-  options: { text?: string; skipByteOrderMark?: boolean } = {},
+  options: { text?: string | undefined; skipByteOrderMark?: boolean } = {},
 ): unknown {
   const charset = (req.get("content-type") ?? "").match(/;\s*charset=("?)([^;\s"]+)\1/i)?.[2]?.toLowerCase();
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
@@ -70,28 +70,43 @@ export function parseJsonBytes(
   return value;
 }
 
+/** What an app may add to the kit's JSON body parser (the matchmaker keeps the bytes). */
+export interface JsonBodyHooks {
+  /** The body's text, when the app decodes it itself; undefined falls back to UTF-8. */
+  decode?: (bytes: Buffer) => string | undefined;
+  /** Called with each parsed body's bytes and the text `decode` gave it. */
+  keep?: (req: Request, bytes: Buffer, text: string | undefined) => void;
+}
+
 /**
- * The kit's JSON body parser: `readRawBody`, then one UTF-8 decode and one JSON.parse of the whole
- * body, then the depth check. An empty body leaves `req.body` undefined; handlers that need one say
- * so (`requireJsonBody`). Like express.json, a UTF-8 byte order mark is skipped.
+ * A JSON body parser: `readRawBody`, then one decode and one JSON.parse of the whole body, then the
+ * depth check (`parseJsonBytes`). An empty body leaves `req.body` undefined; handlers that need one
+ * say so (`requireJsonBody`). Like express.json, a UTF-8 byte order mark is skipped.
  */
-export const jsonBodyParser: BodyParser = (settings) => [
-  readRawBody(settings),
-  (req: Request, _res: Response, next: NextFunction): void => {
-    const bytes = req.body;
-    req.body = undefined;
-    if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
-      next();
-      return;
-    }
-    try {
-      req.body = parseJsonBytes(req, bytes, settings.maxDepth, { skipByteOrderMark: true });
-      next();
-    } catch (err) {
-      next(err);
-    }
-  },
-];
+export function createJsonBodyParser(hooks: JsonBodyHooks = {}): BodyParser {
+  return (settings) => [
+    readRawBody(settings),
+    (req: Request, _res: Response, next: NextFunction): void => {
+      const bytes = req.body;
+      req.body = undefined;
+      if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
+        next();
+        return;
+      }
+      try {
+        const text = hooks.decode?.(bytes);
+        req.body = parseJsonBytes(req, bytes, settings.maxDepth, { text, skipByteOrderMark: true });
+        hooks.keep?.(req, bytes, text);
+        next();
+      } catch (err) {
+        next(err);
+      }
+    },
+  ];
+}
+
+/** The kit's JSON body parser, used unless an app gives its own. */
+export const jsonBodyParser: BodyParser = createJsonBodyParser();
 
 /** Deepest limit an app may set: the check recurses once per level, which stays far from the stack's end. */
 export const MAX_JSON_DEPTH_LIMIT = 1_000;

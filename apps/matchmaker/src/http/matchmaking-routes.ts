@@ -97,6 +97,8 @@ export interface MatchmakingRouteDeps {
   license: Pick<LicenseClient, "require">;
   pipeline: MatchmakingPipeline;
   metrics: MatchmakingMetrics;
+  /** The start-up warm-up's own requests: past the license check, not counted. */
+  isWarmUpRequest: (req: Request) => boolean;
 }
 
 /** POST /matchmaking/basic and /matchmaking/advanced: a thin shell around the pipeline. */
@@ -104,10 +106,12 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
   const { metrics } = deps;
   const handle = (endpoint: Endpoint) => async (req: Request, res: Response) => {
     const started = process.hrtime.bigint();
-    deps.license.require(endpoint === "advanced" ? "advanced" : undefined);
+    const warmingUp = deps.isWarmUpRequest(req);
+    if (!warmingUp) deps.license.require(endpoint === "advanced" ? "advanced" : undefined);
     const body = requireJsonBody(req);
     const outcome = await deps.pipeline.run(endpoint, rawBodyOf(req), body, req.query.explain);
     res.type("application/json").send(outcome.answer);
+    if (warmingUp) return;
     metrics.findMatchesSeconds.observe(outcome.matchingSeconds);
     metrics.ticketsPerRequest.observe(outcome.tickets);
     metrics.matchesReturned.inc(outcome.matches);
@@ -118,8 +122,8 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
   app.post(paths[0]!, handle("basic"));
   app.post(paths[1]!, handle("advanced"));
   // Every refusal on these paths, including the body parser's (413, malformed JSON), by its code.
-  app.use(paths, (err: unknown, _req: Request, _res: Response, next: NextFunction) => {
-    metrics.refused.inc({ reason: asAppError(err).code.toLowerCase() });
+  app.use(paths, (err: unknown, req: Request, _res: Response, next: NextFunction) => {
+    if (!deps.isWarmUpRequest(req)) metrics.refused.inc({ reason: asAppError(err).code.toLowerCase() });
     next(err);
   });
 }
