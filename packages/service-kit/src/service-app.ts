@@ -1,7 +1,13 @@
 import { isAscii } from "node:buffer";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { AppError } from "./app-error.js";
-import { createLifecycle, type Lifecycle, mountHealthRoutes, type ReadinessCheck } from "./health.js";
+import {
+  createLifecycle,
+  type HealthRouteOptions,
+  type Lifecycle,
+  mountHealthRoutes,
+  type ReadinessCheck,
+} from "./health.js";
 import type { Logger } from "./logger.js";
 import { createMetrics, type ServiceMetrics } from "./metrics.js";
 import { asAppError, sendProblem } from "./problem-response.js";
@@ -16,6 +22,11 @@ export interface ServiceAppOptions {
   /** Media types parsed as JSON, besides application/json (the gateway adds x-amz-json-1.1). */
   jsonTypes?: string[];
   readiness?: ReadinessCheck[];
+  /**
+   * What /metrics and /readyz show on this (public) app; an internet-facing service serves them
+   * on an internal port instead (mountHealthRoutes on a second app). Default: everything.
+   */
+  publicHealth?: HealthRouteOptions;
   /** Keep the undecoded JSON body as `req.rawBody` (the matchmaker copies tickets from it). */
   keepRawBody?: boolean;
   /** Mounts the app's own routes; called after the kit's middleware and before its fallbacks. */
@@ -52,7 +63,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     if (lifecycle.shuttingDown) res.setHeader("Connection", "close");
     next();
   });
-  mountHealthRoutes(app, options.readiness ?? [], lifecycle, metrics);
+  mountHealthRoutes(app, options.readiness ?? [], lifecycle, metrics, options.publicHealth);
   const jsonTypes = ["application/json", "application/*+json", ...(options.jsonTypes ?? [])];
   const limit = options.bodyLimit ?? "1mb";
   app.use(

@@ -1,0 +1,11 @@
+export { jwksRoutes } from "./jwks-routes.js";
+export { deriveSealingKey, open, seal } from "./sealed-box.js";
+export type { SigningKeyStore, SigningKeyTransaction, StoredSigningKey } from "./signing-key-store.js";
+export {
+  type ActiveSigningKey,
+  type Clock,
+  SIGNING_ALGORITHM,
+  SigningKeys,
+  type SigningKeysLogger,
+  type SigningKeysOptions,
+} from "./signing-keys.js";
