@@ -23,6 +23,7 @@ import { LoginThrottle } from "./identity/login-throttle.js";
 import { GATEWAY_SEALING_SALT, prismaSigningKeyStore } from "./identity/signing-key-store.js";
 import { TokenService } from "./identity/tokens.js";
 import { docsRoutes } from "./openapi/docs-routes.js";
+import { openApiDocument } from "./openapi/openapi-document.js";
 import { hostedRoutes } from "./routing/hosted-routes.js";
 import { StatsUpstream } from "./routing/stats-proxy.js";
 import { adminRoutes } from "./tenants/admin-routes.js";
@@ -118,7 +119,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
       );
       app.use("/auth", cognitoErrorHandler);
       app.use(jwksRoutes(signingKeys));
-      app.use(docsRoutes());
+      app.use(docsRoutes(openApiDocument(config.PUBLIC_URL)));
       // Before /admin: POST /admin/season/reset is a hosted operation (user tokens), not the operator's.
       app.use(
         hostedRoutes({

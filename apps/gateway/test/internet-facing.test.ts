@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import fc from "fast-check";
+import supertest from "supertest";
+import { trustProxySetting } from "../src/config.js";
+import { INITIATE_AUTH_TARGET } from "../src/identity/cognito-routes.js";
+import { createHarness, type Harness } from "./harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+  await h.createTenant("acme");
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("METRICS_PORT", () => {
+  it("moves /metrics and the detailed /readyz to the internal app; the public port says only ready or not", async () => {
+    const separated = await h.startInstance({ METRICS_PORT: "0" });
+    await separated.http.get("/metrics").expect(404);
+    const ready = await separated.http.get("/readyz").expect(200);
+    expect(ready.body).toEqual({ status: "ready" });
+    const internal = supertest(separated.gateway.internalApp!);
+    const metrics = await internal.get("/metrics").expect(200);
+    expect(metrics.text).toContain("http_request_duration_seconds");
+    const detailed = await internal.get("/readyz").expect(200);
+    expect(Object.keys(detailed.body.checks).sort()).toEqual(["database", "redis", "stats"]);
+  });
+
+  it("keeps both on the public port when unset", async () => {
+    await h.http.get("/metrics").expect(200);
+    expect((await h.http.get("/readyz").expect(200)).body.checks).toBeDefined();
+  });
+});
+
+describe("TRUST_PROXY", () => {
+  it("reads none, hop counts and address lists", () => {
+    expect(trustProxySetting("none")).toBe(false);
+    expect(trustProxySetting("")).toBe(false);
+    expect(trustProxySetting("2")).toBe(2);
+    expect(trustProxySetting("loopback, 10.0.0.0/8")).toBe("loopback, 10.0.0.0/8");
+  });
+
+  it("ignores X-Forwarded-For by default, so a client cannot choose its throttling address", async () => {
+    const direct = await h.startInstance({ TRUST_PROXY: "none", LOGIN_FAILURES_PER_ADDRESS: "2" });
+    const clientId = (await h.db.appClient.findFirstOrThrow()).id;
+    const login = (ip: string) =>
+      direct.http
+        .post("/auth")
+        .set("X-Amz-Target", INITIATE_AUTH_TARGET)
+        .set("Content-Type", "application/x-amz-json-1.1")
+        .set("X-Forwarded-For", ip)
+        .send(
+          JSON.stringify({
+            AuthFlow: "USER_PASSWORD_AUTH",
+            AuthParameters: { USERNAME: `nobody-${ip}`, PASSWORD: "wrong-password" },
+            ClientId: clientId,
+          }),
+        );
+    await login("203.0.113.2").expect(400);
+    await login("203.0.113.3").expect(400);
+    const third = await login("203.0.113.4");
+    expect(JSON.parse(third.text).__type).toBe("TooManyRequestsException");
+  });
+});
+
+describe("client input never crashes the gateway", () => {
+  it("answers any InitiateAuth body with Cognito's error shape, never a 500", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (body) => {
+        const res = await h.http
+          .post("/auth")
+          .set("X-Amz-Target", INITIATE_AUTH_TARGET)
+          .set("Content-Type", "application/x-amz-json-1.1")
+          .send(JSON.stringify(body));
+        expect(res.status).toBe(400);
+        expect(["InvalidParameterException", "ResourceNotFoundException"]).toContain(
+          JSON.parse(res.text).__type,
+        );
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("answers any Authorization value on a hosted route with a 401 problem, never a 500", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 300 }),
+          fc.tuple(fc.base64String(), fc.base64String(), fc.base64String()).map((parts) => parts.join(".")),
+          fc.string().map((s) => `Bearer ${s}`),
+        ),
+        async (authorization) => {
+          // Header values cannot hold control characters; HTTP clients refuse to send them.
+          const value = authorization.replace(/[^\x20-\x7e]/g, "");
+          const res = await h.http.get("/seasons").set("Authorization", value);
+          expect(res.status).toBe(401);
+          expect(res.body.code).toBe("UNAUTHENTICATED");
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
