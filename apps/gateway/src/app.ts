@@ -20,7 +20,7 @@ import { AMZ_JSON, cognitoErrorHandler } from "./identity/cognito-errors.js";
 import { cognitoRoutes } from "./identity/cognito-routes.js";
 import { IdentityStore } from "./identity/identity-store.js";
 import { LoginThrottle } from "./identity/login-throttle.js";
-import { GATEWAY_SEALING_SALT, prismaSigningKeyStore } from "./identity/signing-key-store.js";
+import { GATEWAY_SEALING_SALT, gatewaySigningKeyStore } from "./identity/signing-key-store.js";
 import { TokenService } from "./identity/tokens.js";
 import { docsRoutes } from "./openapi/docs-routes.js";
 import { openApiDocument } from "./openapi/openapi-document.js";
@@ -57,7 +57,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
   const keys = redisKeys(config.REDIS_KEY_PREFIX);
   const identity = new IdentityStore(db, clock);
   const signingKeys = new SigningKeys({
-    store: prismaSigningKeyStore(db),
+    store: gatewaySigningKeyStore(db),
     clock,
     logger,
     secret: config.SIGNING_KEY_SECRET,

@@ -5,7 +5,7 @@ import { systemClock } from "./clock.js";
 import { gatewayConfigSchema } from "./config.js";
 import { createDatabaseClient } from "./db.js";
 import { IdentityStore } from "./identity/identity-store.js";
-import { GATEWAY_SEALING_SALT, prismaSigningKeyStore } from "./identity/signing-key-store.js";
+import { GATEWAY_SEALING_SALT, gatewaySigningKeyStore } from "./identity/signing-key-store.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
 import { cliMessage, runAdminCli, USAGE, UsageError } from "./tenants/admin-cli.js";
 import { TenantAdmin } from "./tenants/tenant-admin.js";
@@ -55,7 +55,7 @@ try {
         ? undefined
         : () =>
             new SigningKeys({
-              store: prismaSigningKeyStore(db),
+              store: gatewaySigningKeyStore(db),
               clock: systemClock,
               logger: createLogger({ name: "gateway-cli", level: "warn" }),
               secret,

@@ -10,7 +10,7 @@ import { MailQueue } from "./mail/mail-queue.js";
 import type { Mailer } from "./mail/mailer.js";
 import { RateLimiter } from "./registrations/rate-limiter.js";
 import { registrationRoutes } from "./registrations/registration-routes.js";
-import { LICENSE_SEALING_SALT, prismaSigningKeyStore } from "./signing/signing-key-store.js";
+import { LICENSE_SEALING_SALT, licenseSigningKeyStore } from "./signing/signing-key-store.js";
 
 export interface LicenseAppDeps {
   db: Database;
@@ -34,7 +34,7 @@ export function createApp(deps: LicenseAppDeps): LicenseApp {
   const { db, mailer, clock, config, logger } = deps;
   const licenses = new LicenseStore(db, clock);
   const signingKeys = new SigningKeys({
-    store: prismaSigningKeyStore(db),
+    store: licenseSigningKeyStore(db),
     clock,
     logger,
     secret: config.SIGNING_KEY_SECRET,

@@ -7,7 +7,7 @@ import { createDatabaseClient } from "./db.js";
 import { LicenseStore } from "./licenses/license-store.js";
 import { decodeCursor } from "./licenses/list-cursor.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
-import { LICENSE_SEALING_SALT, prismaSigningKeyStore } from "./signing/signing-key-store.js";
+import { LICENSE_SEALING_SALT, licenseSigningKeyStore } from "./signing/signing-key-store.js";
 
 const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_URL selects the database)
   create-license --name <name> --email <email> [--edition community|advanced]
@@ -87,7 +87,7 @@ try {
     case "rotate-signing-key": {
       const secret = process.env.SIGNING_KEY_SECRET ?? fail("SIGNING_KEY_SECRET is required");
       const keys = new SigningKeys({
-        store: prismaSigningKeyStore(db),
+        store: licenseSigningKeyStore(db),
         clock: systemClock,
         logger: createLogger({ name: "license-cli", level: "warn" }),
         secret,
