@@ -38,9 +38,18 @@ const KEY_SET_TTL_MS = 60_000;
 /** At most one re-read per this interval: a flood of made-up `kid`s cannot flood the database. */
 const KEY_SET_MIN_REFRESH_MS = 1_000;
 
+/** How many verified tokens are remembered; when full the memory is emptied (a miss costs one verify). */
+const VERIFIED_CACHE_SIZE = 5_000;
+
 /** Signs IdTokens and AccessTokens (EdDSA, `kid` in the header) and verifies them. */
 export class TokenService {
   private keySet: { getKey: JWTVerifyGetKey; loadedAt: number } | undefined;
+  /**
+   * Tokens whose signature and claims were checked, by their exact text. A game server sends the
+   * same token for an hour, so the signature is checked once, not on every call; the expiry is
+   * still checked on every call. Only the same bytes hit, so nothing forged can.
+   */
+  private readonly verified = new Map<string, GatewayTokenClaims>();
 
   constructor(
     private readonly signingKeys: SigningKeys,
@@ -79,6 +88,18 @@ export class TokenService {
    * The audience (an app client of the token's tenant) and the user's status are the caller's checks.
    */
   async verify(token: string): Promise<GatewayTokenClaims> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp * 1000 > this.clock.now().getTime()) return known;
+      this.verified.delete(token);
+    }
+    const claims = await this.verifyUncached(token);
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.clear();
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private async verifyUncached(token: string): Promise<GatewayTokenClaims> {
     const keys = await this.keys(false);
     try {
       return await this.verifyWith(token, keys.getKey);

@@ -13,6 +13,9 @@ export interface StatsUpstreamOptions {
   connections: number;
 }
 
+/** Answers up to this size (by Content-Length) are buffered and sent in one write. */
+const SMALL_ANSWER_BYTES = 64 * 1024;
+
 /** Headers of stats' answer that reach the client besides the status, content type and body. */
 const PASSED_ANSWER_HEADERS = ["location", "retry-after", "preference-applied", "cache-control"] as const;
 
@@ -74,11 +77,16 @@ export class StatsUpstream {
       const value = answer.headers[name];
       if (typeof value === "string") res.setHeader(name, value);
     }
+    // A small answer (stats' usual) is read whole and sent in one write; a large one is streamed.
+    const length = Number(answer.headers["content-length"] ?? Number.NaN);
     try {
-      await pipeline(answer.body, res);
+      if (length <= SMALL_ANSWER_BYTES) res.end(Buffer.from(await answer.body.arrayBuffer()));
+      else await pipeline(answer.body, res);
     } catch (err) {
-      // Headers are sent: the client sees a cut-short answer; the log says why.
-      req.log.warn({ err: (err as Error).message }, "stats answer interrupted");
+      // Headers may be sent: the client sees a cut-short answer. A client that hung up is no news.
+      if (req.destroyed || res.destroyed)
+        req.log.debug({ err: (err as Error).message }, "client left before the answer");
+      else req.log.warn({ err: (err as Error).message }, "stats answer interrupted");
       res.destroy();
     }
   }
