@@ -1,7 +1,11 @@
+import { existsSync } from "node:fs";
 import { HOSTED_OPERATIONS, SCHEMA_NAMES } from "@arena/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { type Browser, chromium } from "playwright-core";
 import { createHarness, type Harness } from "./harness.js";
+
+/** Debian's chromium (playwright's own browser download cannot run here). */
+const CHROMIUM = "/usr/bin/chromium";
 
 let h: Harness;
 let doc: {
@@ -69,8 +73,13 @@ describe("GET /openapi.json", () => {
 describe("GET /docs", () => {
   let browser: Browser;
   beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`,
+      );
+    }
     browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
+      executablePath: CHROMIUM,
       args: [
         "--headless",
         "--no-sandbox",
