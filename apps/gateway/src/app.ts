@@ -3,6 +3,7 @@ import { ID_TOKEN_LIFETIME_SECONDS, IDENTITY_SECRET_FIELDS } from "@arena/contra
 import { type Redis, redisKeys, redisReadiness } from "@arena/redis";
 import {
   asAppError,
+  Counter,
   createServiceApp,
   type Logger,
   mountHealthRoutes,
@@ -94,6 +95,13 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     { name: "stats", check: () => upstream.check() },
   ];
   const separateInternalPort = config.METRICS_PORT !== undefined;
+  // Registered with the app's registry below, once createServiceApp has made it.
+  const loginOutcomes = new Counter({
+    name: "gateway_logins_total",
+    help: "InitiateAuth answers by outcome: success, or the Cognito error type",
+    labelNames: ["outcome"] as const,
+    registers: [],
+  });
 
   const service = createServiceApp({
     name: "gateway",
@@ -115,9 +123,10 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
           clock,
           passwordCost,
           refreshTokenLifetimeMs: config.REFRESH_TOKEN_DAYS * 86_400_000,
+          outcomes: loginOutcomes,
         }),
       );
-      app.use("/auth", cognitoErrorHandler);
+      app.use("/auth", cognitoErrorHandler(loginOutcomes));
       app.use(jwksRoutes(signingKeys));
       app.use(docsRoutes(openApiDocument(config.PUBLIC_URL)));
       // Before /admin: POST /admin/season/reset is a hosted operation (user tokens), not the operator's.
@@ -137,6 +146,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     },
   });
 
+  service.metrics.registry.registerMetric(loginOutcomes);
   let internalApp: Express | undefined;
   if (separateInternalPort) {
     internalApp = express();

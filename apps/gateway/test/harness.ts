@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
-import { createTestRedis, type TestRedis } from "@arena/redis";
+import { closeRedis, createRedis, createTestRedis, type TestRedis } from "@arena/redis";
 import { createLogger } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, GATEWAY_REDACTED_KEYS, type GatewayApp } from "../src/app.js";
@@ -116,7 +116,9 @@ export async function createHarness(options: { env?: Record<string, string> } = 
       destination: logs,
       redactKeys: GATEWAY_REDACTED_KEYS,
     });
-    const gateway = createApp({ db, redis: redis.client(), clock, config, logger });
+    // The run's Redis, or (a test of a Redis outage) whatever REDIS_URL the instance was given.
+    const client = extra.REDIS_URL ? createRedis(extra.REDIS_URL) : redis.client();
+    const gateway = createApp({ db, redis: client, clock, config, logger });
     const instance: Instance = {
       gateway,
       db,
@@ -130,6 +132,7 @@ export async function createHarness(options: { env?: Record<string, string> } = 
       async close() {
         await gateway.close();
         await db.$disconnect();
+        if (extra.REDIS_URL) await closeRedis(client);
       },
     };
     instances.push(instance);

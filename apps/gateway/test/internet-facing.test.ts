@@ -33,6 +33,36 @@ describe("METRICS_PORT", () => {
   });
 });
 
+describe("/metrics", () => {
+  it("counts logins by outcome", async () => {
+    const clientId = (await h.db.appClient.findFirstOrThrow()).id;
+    await h
+      .initiateAuth({
+        AuthFlow: "USER_PASSWORD_AUTH",
+        AuthParameters: { USERNAME: "nobody-at-all", PASSWORD: "wrong-password" },
+        ClientId: clientId,
+      })
+      .expect(400);
+    const metrics = await h.http.get("/metrics").expect(200);
+    expect(metrics.text).toMatch(
+      /gateway_logins_total\{outcome="NotAuthorizedException",service="gateway"\} [1-9]/,
+    );
+  });
+});
+
+describe("when Redis is down", () => {
+  it("refuses hosted calls with a 503 problem instead of skipping the tenant limit", async () => {
+    const clientId = (await h.db.appClient.findFirstOrThrow({ where: { tenantId: "acme" } })).id;
+    await h.createUser("acme", "redis-down-user");
+    const token = (await h.login("redis-down-user", clientId)).IdToken;
+    const noRedis = await h.startInstance({ REDIS_URL: "redis://127.0.0.1:1" });
+    const res = await noRedis.http.get("/seasons").set("Authorization", token);
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe("SERVICE_UNAVAILABLE");
+    expect(res.headers["retry-after"]).toBe("1");
+  });
+});
+
 describe("TRUST_PROXY", () => {
   it("reads none, hop counts and address lists", () => {
     expect(trustProxySetting("none")).toBe(false);

@@ -1,5 +1,5 @@
 import type { CognitoErrorType } from "@arena/contracts";
-import { asAppError } from "@arena/service-kit";
+import { asAppError, type Counter } from "@arena/service-kit";
 import type { NextFunction, Request, Response } from "express";
 
 /** Cognito's JSON 1.1 protocol media type: requests and answers of `POST /auth`. */
@@ -32,26 +32,31 @@ export function sendCognitoError(req: Request, res: Response, err: CognitoError)
     .send(JSON.stringify({ __type: err.type, message: err.message }));
 }
 
+/** Login outcomes for /metrics: `success` or the Cognito error type answered. */
+export type LoginOutcomes = Counter<"outcome">;
+
 /**
  * The error handler of `/auth`: whatever went wrong there (an unreadable or oversized body
  * included) is answered in Cognito's shape, never as problem+json, which the SDK could not read.
  */
-export function cognitoErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
-  if (res.headersSent) {
-    next(err);
-    return;
-  }
-  if (err instanceof CognitoError) {
-    req.log.debug({ cognitoError: err.type }, err.message);
-    sendCognitoError(req, res, err);
-    return;
-  }
-  // The body reader's errors (not JSON, too large, bad charset) are the client's: Cognito says so.
-  const appError = asAppError(err);
-  if (appError.status < 500) {
-    sendCognitoError(req, res, new CognitoError("InvalidParameterException", appError.detail));
-    return;
-  }
-  req.log.error({ err }, "InitiateAuth failed");
-  sendCognitoError(req, res, new CognitoError("InternalErrorException", "An internal error occurred"));
+export function cognitoErrorHandler(outcomes: LoginOutcomes) {
+  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    let answer: CognitoError;
+    if (err instanceof CognitoError) {
+      req.log.debug({ cognitoError: err.type }, err.message);
+      answer = err;
+    } else if (asAppError(err).status < 500) {
+      // The body reader's errors (not JSON, too large, bad charset) are the client's: Cognito says so.
+      answer = new CognitoError("InvalidParameterException", asAppError(err).detail);
+    } else {
+      req.log.error({ err }, "InitiateAuth failed");
+      answer = new CognitoError("InternalErrorException", "An internal error occurred");
+    }
+    outcomes.inc({ outcome: answer.type });
+    sendCognitoError(req, res, answer);
+  };
 }

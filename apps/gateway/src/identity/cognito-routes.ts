@@ -6,7 +6,7 @@ import {
 } from "@arena/contracts";
 import { type Request, Router } from "express";
 import type { Clock } from "../clock.js";
-import { AMZ_JSON, CognitoError } from "./cognito-errors.js";
+import { AMZ_JSON, CognitoError, type LoginOutcomes } from "./cognito-errors.js";
 import type { IdentityStore, LoginUser } from "./identity-store.js";
 import type { LoginThrottle } from "./login-throttle.js";
 import { hashPassword, type ScryptCost, verifyPassword } from "./passwords.js";
@@ -21,6 +21,7 @@ export interface CognitoRoutesDeps {
   clock: Clock;
   passwordCost: ScryptCost;
   refreshTokenLifetimeMs: number;
+  outcomes: LoginOutcomes;
 }
 
 const WRONG_CREDENTIALS = "Incorrect username or password.";
@@ -117,6 +118,7 @@ export function cognitoRoutes(deps: CognitoRoutesDeps): Router {
       };
     }
     req.log.debug({ answer }, "InitiateAuth answer");
+    deps.outcomes.inc({ outcome: "success" });
     res.setHeader("x-amzn-requestid", req.id);
     res.setHeader("Cache-Control", "no-store");
     res.status(200).type(AMZ_JSON).send(JSON.stringify(answer));
