@@ -3,7 +3,7 @@ import fc from "fast-check";
 import supertest from "supertest";
 import { trustProxySetting } from "../src/config.js";
 import { INITIATE_AUTH_TARGET } from "../src/identity/cognito-routes.js";
-import { createHarness, type Harness } from "./harness.js";
+import { createHarness, type Harness, PASSWORD } from "./harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -60,6 +60,28 @@ describe("when Redis is down", () => {
     expect(res.status).toBe(503);
     expect(res.body.code).toBe("SERVICE_UNAVAILABLE");
     expect(res.headers["retry-after"]).toBe("1");
+  });
+
+  it("answers a login it cannot throttle with Cognito's InternalErrorException (500), never tokens", async () => {
+    const clientId = (await h.db.appClient.findFirstOrThrow({ where: { tenantId: "acme" } })).id;
+    const noRedis = await h.startInstance({ REDIS_URL: "redis://127.0.0.1:1" });
+    const res = await noRedis.http
+      .post("/auth/")
+      .set("X-Amz-Target", INITIATE_AUTH_TARGET)
+      .set("Content-Type", "application/x-amz-json-1.1")
+      .send(
+        JSON.stringify({
+          AuthFlow: "USER_PASSWORD_AUTH",
+          AuthParameters: { USERNAME: "redis-down-user", PASSWORD },
+          ClientId: clientId,
+        }),
+      );
+    expect(res.status).toBe(500);
+    expect(res.headers["x-amzn-errortype"]).toBe("InternalErrorException:");
+    expect(JSON.parse(res.text)).toEqual({
+      __type: "InternalErrorException",
+      message: "An internal error occurred",
+    });
   });
 });
 
