@@ -1,21 +1,10 @@
 import { createServer } from "node:http";
+import { CONSTANT_ANSWER as ANSWER } from "./constant-answer.js";
 
 /**
  * Stands in for stats in the gateway benchmark: one constant JSON answer to every request, so what
  * is measured is the gateway's own cost. Run as its own process, like the gateway.
  */
-const ANSWER = JSON.stringify({
-  currentSeason: "S1",
-  seasons: [
-    {
-      season: "S1",
-      startsAt: "2026-01-01T00:00:00.000Z",
-      endsAt: null,
-      isCurrentSeason: true,
-      ratingCarryOver: null,
-    },
-  ],
-});
 const server = createServer((req, res) => {
   req.resume();
   req.on("end", () => {

@@ -23,12 +23,16 @@ export interface LoadFigures {
 export interface GatewayProxyReport {
   load: typeof LOAD;
   direct: LoadFigures;
+  /** The service kit's express pipeline answering the same constant: what any of our apps pays. */
+  expressFloor: LoadFigures;
   gateway: LoadFigures;
   /** One request at a time over a kept-alive connection, timed with hrtime. */
   sequential: { directP50Ms: number; directP99Ms: number; gatewayP50Ms: number; gatewayP99Ms: number };
   addedP50Ms: number;
   addedSequentialP50Ms: number;
   throughputShare: number;
+  /** The gateway's throughput against the express floor: its own cost, apart from the framework's. */
+  throughputShareOfExpressFloor: number;
   targets: { addedP50Ms: number; throughputShare: number };
   gatewayPeakRssMiB: number;
 }
@@ -137,6 +141,13 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
       {},
     );
     services.push(upstream);
+    const floor = await startService(
+      "express-floor",
+      join(root, "bench", "dist", "express-floor.js"),
+      18093,
+      {},
+    );
+    services.push(floor);
     const gateway = await startService("gateway", join(gatewayDir, "dist", "main.js"), 18080, {
       DATABASE_URL: databaseUrl,
       STATS_URL: upstream.url,
@@ -154,9 +165,11 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
 
     console.log(`  warming up (${LOAD.warmupSeconds} s each)…`);
     await load(`${upstream.url}${path}`, {}, LOAD.warmupSeconds);
+    await load(`${floor.url}${path}`, {}, LOAD.warmupSeconds);
     await load(`${gateway.url}${path}`, auth, LOAD.warmupSeconds);
     console.log(`  autocannon, ${LOAD.connections} connections, ${LOAD.durationSeconds} s each…`);
     const direct = await load(`${upstream.url}${path}`, {}, LOAD.durationSeconds);
+    const expressFloor = await load(`${floor.url}${path}`, {}, LOAD.durationSeconds);
     const viaGateway = await load(`${gateway.url}${path}`, auth, LOAD.durationSeconds);
     console.log(`  ${SEQUENTIAL_REQUESTS} sequential requests each…`);
     const directTimes = await sequential(upstream.url, path, {});
@@ -170,11 +183,13 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
     return {
       load: LOAD,
       direct,
+      expressFloor,
       gateway: viaGateway,
       sequential: seq,
       addedP50Ms: round3(viaGateway.p50Ms - direct.p50Ms),
       addedSequentialP50Ms: round3(seq.gatewayP50Ms - seq.directP50Ms),
       throughputShare: round3(viaGateway.requestsPerSecond / direct.requestsPerSecond),
+      throughputShareOfExpressFloor: round3(viaGateway.requestsPerSecond / expressFloor.requestsPerSecond),
       targets: { addedP50Ms: 1, throughputShare: 0.7 },
       gatewayPeakRssMiB: peakRssMiB(gateway.child.pid!),
     };
@@ -194,11 +209,12 @@ export function gatewayProxyMarkdown(report: GatewayProxyReport): string {
     "| target | req/s | p50 | p99 | errors |",
     "|---|---|---|---|---|",
     row("upstream directly", report.direct),
+    row("service-kit express app, constant answer (floor)", report.expressFloor),
     row("through the gateway", report.gateway),
     "",
     `One request at a time (hrtime, ${SEQUENTIAL_REQUESTS} each): direct p50 ${s.directP50Ms} ms / p99 ${s.directP99Ms} ms; gateway p50 ${s.gatewayP50Ms} ms / p99 ${s.gatewayP99Ms} ms.`,
     "",
-    `Added at p50: ${report.addedSequentialP50Ms} ms one at a time, ${report.addedP50Ms} ms under load (target ≤ ${report.targets.addedP50Ms} ms). Throughput kept: ${(report.throughputShare * 100).toFixed(1)} % of direct (target ≥ ${report.targets.throughputShare * 100} %). Gateway peak RSS ${report.gatewayPeakRssMiB} MiB.`,
+    `Added at p50: ${report.addedSequentialP50Ms} ms one at a time, ${report.addedP50Ms} ms under load (target ≤ ${report.targets.addedP50Ms} ms). Throughput kept: ${(report.throughputShare * 100).toFixed(1)} % of direct (target ≥ ${report.targets.throughputShare * 100} %), ${(report.throughputShareOfExpressFloor * 100).toFixed(1)} % of the express floor. Gateway peak RSS ${report.gatewayPeakRssMiB} MiB.`,
     "",
   ].join("\n");
 }

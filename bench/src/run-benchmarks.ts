@@ -64,7 +64,11 @@ function writeReport(report: FullReport): void {
 async function runGatewaySection(): Promise<GatewayProxyReport> {
   console.log("\nGateway proxy (authenticated proxying vs the upstream directly):");
   const gatewayProxy = await runGatewayProxyBenchmark(root);
-  console.table({ direct: gatewayProxy.direct, gateway: gatewayProxy.gateway });
+  console.table({
+    direct: gatewayProxy.direct,
+    expressFloor: gatewayProxy.expressFloor,
+    gateway: gatewayProxy.gateway,
+  });
   console.log(gatewayProxyMarkdown(gatewayProxy));
   return gatewayProxy;
 }
