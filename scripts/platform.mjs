@@ -52,17 +52,31 @@ function apps(secrets) {
       nodeFlags: ["--max-semi-space-size=64"],
       needsLicense: true,
     },
+    {
+      name: "gateway",
+      port: 8080,
+      env: {
+        PORT: "8080",
+        ADMIN_TOKEN: secrets.adminToken,
+        SIGNING_KEY_SECRET: secrets.signingKeySecret,
+        SERVICE_TOKEN: secrets.serviceToken,
+        STATS_URL: "http://127.0.0.1:8081",
+      },
+    },
   ];
 }
 
 function loadSecrets() {
   mkdirSync(devDir, { recursive: true });
   const file = join(devDir, "secrets.json");
-  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8"));
-  const secrets = {
-    adminToken: `dev_${randomBytes(24).toString("hex")}`,
-    signingKeySecret: randomBytes(32).toString("hex"),
-  };
+  const secrets = existsSync(file)
+    ? JSON.parse(readFileSync(file, "utf8"))
+    : {
+        adminToken: `dev_${randomBytes(24).toString("hex")}`,
+        signingKeySecret: randomBytes(32).toString("hex"),
+      };
+  // Added with the gateway: older .dev/secrets.json files get it on the next start.
+  secrets.serviceToken ??= `svc_${randomBytes(24).toString("hex")}`;
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
 }
@@ -99,6 +113,37 @@ async function devLicense(secrets) {
   secrets.licenseKey = (await res.json()).licenseKey;
   writeFileSync(join(devDir, "secrets.json"), JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets.licenseKey;
+}
+
+/** A development tenant, app client and game-server user on the gateway, created once. */
+async function devTenant(secrets) {
+  const admin = { "content-type": "application/json", authorization: `Bearer ${secrets.adminToken}` };
+  const post = (path, body) =>
+    fetch(`http://127.0.0.1:8080${path}`, { method: "POST", headers: admin, body: JSON.stringify(body) });
+  if (!secrets.gatewayClientId) {
+    const tenant = await post("/admin/tenants", { tenantId: "dev", name: "Local development" });
+    if (!tenant.ok && tenant.status !== 409)
+      throw new Error(`could not create the dev tenant: ${tenant.status}`);
+    const client = await post("/admin/tenants/dev/clients", { name: "local game servers" });
+    if (!client.ok)
+      throw new Error(`could not create the dev app client: ${client.status} ${await client.text()}`);
+    secrets.gatewayClientId = (await client.json()).clientId;
+    secrets.gatewayPassword = randomBytes(12).toString("hex");
+    // Usernames are unique across tenants and kept in the database: a new name per secrets file.
+    secrets.gatewayUsername = `dev-server-${randomBytes(3).toString("hex")}`;
+    const user = await post("/admin/tenants/dev/users", {
+      username: secrets.gatewayUsername,
+      password: secrets.gatewayPassword,
+      role: "admin",
+    });
+    if (!user.ok) throw new Error(`could not create the dev user: ${user.status} ${await user.text()}`);
+    writeFileSync(join(devDir, "secrets.json"), JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  }
+  return {
+    clientId: secrets.gatewayClientId,
+    username: secrets.gatewayUsername,
+    password: secrets.gatewayPassword,
+  };
 }
 
 async function start() {
@@ -141,6 +186,7 @@ async function start() {
     });
     await waitReady(app, children);
   }
+  const dev = await devTenant(secrets);
   console.log(`
 Arena is running (Ctrl-C stops everything):
   matchmaker  http://127.0.0.1:8000   POST /matchmaking/basic, /matchmaking/advanced
@@ -148,6 +194,8 @@ Arena is running (Ctrl-C stops everything):
   admin token ${secrets.adminToken}
   license key ${secrets.licenseKey} (advanced edition)
   mail        ${join(devDir, "mail")} (development mail transport)
+  gateway     http://127.0.0.1:8080   POST /auth, hosted API (stats at 8081), /docs
+  login       ClientId ${dev.clientId}  USERNAME ${dev.username}  PASSWORD ${dev.password} (tenant dev, role admin)
 `);
 }
 

@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrateDatabase } from "@arena/database";
+import { type GatewayProxyReport, gatewayProxyMarkdown, runGatewayProxyBenchmark } from "./gateway-proxy.js";
 import { round } from "./http-timing.js";
 import { type BenchReport, markdownReport } from "./markdown-report.js";
 import { type FirstRequestCase, runFirstRequestBenchmark } from "./matchmaker-first-request.js";
@@ -60,7 +61,41 @@ async function startLicensedMatchmaker(
   return { license, matchmaker, licenseKey };
 }
 
+/** The whole report: the matchmaker's part and, in its own section, the gateway's. */
+type FullReport = BenchReport & { gatewayProxy?: GatewayProxyReport };
+
+function writeReport(report: FullReport): void {
+  mkdirSync(dirname(resultsFile), { recursive: true });
+  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  const gateway = report.gatewayProxy ? `\n${gatewayProxyMarkdown(report.gatewayProxy)}` : "";
+  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report) + gateway);
+}
+
+async function runGatewaySection(): Promise<GatewayProxyReport> {
+  console.log("\nGateway proxy (authenticated proxying vs the upstream directly):");
+  const gatewayProxy = await runGatewayProxyBenchmark(root);
+  console.table({
+    direct: gatewayProxy.direct,
+    expressFloor: gatewayProxy.expressFloor,
+    gateway: gatewayProxy.gateway,
+  });
+  console.log(gatewayProxyMarkdown(gatewayProxy));
+  return gatewayProxy;
+}
+
+/** `BENCH_ONLY=gateway pnpm bench`: the gateway section alone, merged into the last full report. */
+async function gatewayOnly(): Promise<void> {
+  const gatewayProxy = await runGatewaySection();
+  const previous = existsSync(resultsFile)
+    ? (JSON.parse(readFileSync(resultsFile, "utf8")) as FullReport)
+    : undefined;
+  if (previous) writeReport({ ...previous, gatewayProxy });
+  else writeFileSync(resultsFile, `${JSON.stringify({ gatewayProxy }, null, 2)}\n`);
+  console.log(`\nWritten to ${resultsFile}`);
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY === "gateway") return gatewayOnly();
   const started = new Date();
   console.log("Matchmaker speed (median wall time per request over HTTP, same body to both):");
   const services: Service[] = [];
@@ -116,7 +151,9 @@ async function main(): Promise<void> {
   const quality = await runQuality();
   console.log(quality.text);
 
-  const report: BenchReport = {
+  const gatewayProxy = await runGatewaySection();
+
+  const report: FullReport = {
     generatedAt: started.toISOString(),
     machine: { node: process.version, cpus: (await import("node:os")).cpus().length },
     matchmakerSpeed: speed,
@@ -126,10 +163,9 @@ async function main(): Promise<void> {
     explain,
     firstRequest,
     quality: quality.report,
+    gatewayProxy,
   };
-  mkdirSync(dirname(resultsFile), { recursive: true });
-  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report));
+  writeReport(report);
   console.log("\nSpeed:");
   console.table(speed);
   console.log("Growth 10k → 100k (n log n = ×12.5):");

@@ -1,4 +1,5 @@
 import { Counter, createServiceApp, type Logger, type ServiceApp } from "@arena/service-kit";
+import { jwksRoutes, SigningKeys } from "@arena/signing-keys";
 import { adminRoutes } from "./admin/admin-routes.js";
 import type { Clock } from "./clock.js";
 import type { LicenseConfig } from "./config.js";
@@ -9,8 +10,7 @@ import { MailQueue } from "./mail/mail-queue.js";
 import type { Mailer } from "./mail/mailer.js";
 import { RateLimiter } from "./registrations/rate-limiter.js";
 import { registrationRoutes } from "./registrations/registration-routes.js";
-import { jwksRoutes } from "./signing/jwks-routes.js";
-import { SigningKeys } from "./signing/signing-keys.js";
+import { LICENSE_SEALING_SALT, licenseSigningKeyStore } from "./signing/signing-key-store.js";
 
 export interface LicenseAppDeps {
   db: Database;
@@ -34,12 +34,13 @@ export function createApp(deps: LicenseAppDeps): LicenseApp {
   const { db, mailer, clock, config, logger } = deps;
   const licenses = new LicenseStore(db, clock);
   const signingKeys = new SigningKeys({
-    db,
+    store: licenseSigningKeyStore(db),
     clock,
     logger,
     secret: config.SIGNING_KEY_SECRET,
+    sealingSalt: LICENSE_SEALING_SALT,
     rotateAfterMs: config.SIGNING_KEY_ROTATION_DAYS * 86_400_000,
-    leaseTtlMs: config.LEASE_TTL_SECONDS * 1000,
+    signedTtlMs: config.LEASE_TTL_SECONDS * 1000,
   });
   const rateLimiter = new RateLimiter(db, clock, config.REGISTRATION_WINDOW_SECONDS * 1000);
   // Registered with the app's registry below, once createServiceApp has made it.

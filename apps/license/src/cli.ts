@@ -8,12 +8,13 @@ import {
   validateCreateLicenseRequest,
 } from "@arena/contracts";
 import { createLogger } from "@arena/service-kit";
+import { SigningKeys } from "@arena/signing-keys";
 import { systemClock } from "./clock.js";
 import { createDatabaseClient } from "./db.js";
 import { LicenseStore } from "./licenses/license-store.js";
 import { decodeCursor } from "./licenses/list-cursor.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
-import { SigningKeys } from "./signing/signing-keys.js";
+import { LICENSE_SEALING_SALT, licenseSigningKeyStore } from "./signing/signing-key-store.js";
 
 const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_URL selects the database)
   create-license --name <name> --email <email> [--edition community|advanced]
@@ -97,12 +98,13 @@ try {
     case "rotate-signing-key": {
       const secret = process.env.SIGNING_KEY_SECRET ?? fail("SIGNING_KEY_SECRET is required");
       const keys = new SigningKeys({
-        db,
+        store: licenseSigningKeyStore(db),
         clock: systemClock,
         logger: createLogger({ name: "license-cli", level: "warn" }),
         secret,
+        sealingSalt: LICENSE_SEALING_SALT,
         rotateAfterMs: Number.POSITIVE_INFINITY,
-        leaseTtlMs: Number(process.env.LEASE_TTL_SECONDS || 86_400) * 1000,
+        signedTtlMs: Number(process.env.LEASE_TTL_SECONDS || 86_400) * 1000,
       });
       const key = await keys.rotate();
       print({ kid: key.kid, createdAt: key.createdAt.toISOString() });

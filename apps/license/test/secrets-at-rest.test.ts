@@ -1,5 +1,6 @@
+import { deriveSealingKey, open } from "@arena/signing-keys";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { deriveSealingKey, open } from "../src/signing/sealed-box.js";
+import { LICENSE_SEALING_SALT } from "../src/signing/signing-key-store.js";
 import { bearer, createHarness, type Harness, SIGNING_KEY_SECRET } from "./harness.js";
 
 let h: Harness;
@@ -56,7 +57,7 @@ describe("secrets at rest", () => {
 
   it("the database never holds a private signing key in clear", async () => {
     const text = await everyRowAsText();
-    const sealingKey = deriveSealingKey(SIGNING_KEY_SECRET);
+    const sealingKey = deriveSealingKey(SIGNING_KEY_SECRET, LICENSE_SEALING_SALT);
     const rows = await h.db.signingKey.findMany();
     expect(rows.length).toBeGreaterThanOrEqual(2);
     for (const row of rows) {

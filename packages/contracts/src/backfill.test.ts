@@ -48,18 +48,18 @@ describe("backfill state and push", () => {
     gameId: "ranked-2v2",
     matchId,
     droppedPlayerId: "player_3",
-    state: "pending",
+    state: "searching",
     replacement: null,
     createdAt: "2026-11-02T10:00:00.000Z",
     updatedAt: "2026-11-02T10:00:00.000Z",
   };
 
-  it("shows a pending request without a replacement and a fulfilled one with it", () => {
+  it("shows a searching request without a replacement and a delivered one with it", () => {
     expect(validateBackfillStatus(status)).toBe(true);
     expect(
       validateBackfillStatus({
         ...status,
-        state: "fulfilled",
+        state: "delivered",
         replacement: { playerId: "player_9", reference: null },
       }),
     ).toBe(true);
@@ -67,7 +67,7 @@ describe("backfill state and push", () => {
 
   it("rejects an unknown state", () => {
     expect(fieldErrorsOf(validateBackfillStatus, { ...status, state: "done" })).toEqual([
-      { pointer: "/state", detail: 'must be one of "pending", "fulfilled", "cancelled"' },
+      { pointer: "/state", detail: 'must be one of "searching", "delivered", "cancelled", "timed-out"' },
     ]);
   });
 

@@ -11,10 +11,11 @@ import { compile } from "./validation.js";
  */
 
 /**
- * `pending`: looking for a waiting player. `fulfilled`: a replacement was found and delivered.
- * `cancelled`: cancelled by the game, or the match ended first.
+ * SPEC §5: `searching`: looking for a waiting player. `delivered`: a replacement was found and
+ * delivered. `cancelled`: cancelled by the game, or the match ended first. `timed-out`: nobody was
+ * found within the configured limit.
  */
-export const BACKFILL_STATES = ["pending", "fulfilled", "cancelled"] as const;
+export const BACKFILL_STATES = ["searching", "delivered", "cancelled", "timed-out"] as const;
 export type BackfillState = (typeof BACKFILL_STATES)[number];
 
 /** Caller-chosen ids make a retried request idempotent; generated when omitted. */

@@ -20,6 +20,8 @@ export const ErrorCode = {
   CONFLICT: "CONFLICT",
   RATE_LIMITED: "RATE_LIMITED",
   SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
+  UPSTREAM_FAILED: "UPSTREAM_FAILED",
+  UPSTREAM_TIMEOUT: "UPSTREAM_TIMEOUT",
   INTERNAL: "INTERNAL",
 } as const;
 
@@ -42,6 +44,8 @@ export const errorCodeInfo: Readonly<Record<ErrorCode, { status: number; title: 
   CONFLICT: { status: 409, title: "Conflict" },
   RATE_LIMITED: { status: 429, title: "Too many requests" },
   SERVICE_UNAVAILABLE: { status: 503, title: "Service unavailable" },
+  UPSTREAM_FAILED: { status: 502, title: "Upstream service failed" },
+  UPSTREAM_TIMEOUT: { status: 504, title: "Upstream service timed out" },
   INTERNAL: { status: 500, title: "Internal server error" },
 };
 

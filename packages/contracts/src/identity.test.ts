@@ -2,6 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { fieldErrorsOf } from "../test/field-errors.js";
 import {
   ID_TOKEN_LIFETIME_SECONDS,
+  IDENTITY_SECRET_FIELDS,
   validateCognitoError,
   validateCreateClientRequest,
   validateCreatedClient,
@@ -150,10 +151,29 @@ describe("admin API bodies", () => {
     expect(
       validateCreateUserRequest({ username: "game-server-eu", password: "s3cret-passw0rd", role: "server" }),
     ).toBe(true);
-    expect(validateUser({ username: "game-server-eu", role: "server", tenantId: "acme-games" })).toBe(true);
-    expect(
-      fieldErrorsOf(validateUser, { username: "u1", role: "admin", tenantId: "acme-games", password: "x" }),
-    ).toEqual([{ pointer: "/password", detail: "is not an allowed property" }]);
+    const user = {
+      username: "game-server-eu",
+      role: "server",
+      tenantId: "acme-games",
+      disabled: false,
+      createdAt: "2026-11-23T09:00:00.000Z",
+    };
+    expect(validateUser(user)).toBe(true);
+    expect(fieldErrorsOf(validateUser, { ...user, password: "x" })).toEqual([
+      { pointer: "/password", detail: "is not an allowed property" },
+    ]);
+  });
+
+  it("marks every credential field of the identity shapes for redaction, and nothing else", () => {
+    expect(IDENTITY_SECRET_FIELDS).toEqual([
+      "AccessToken",
+      "IdToken",
+      "PASSWORD",
+      "REFRESH_TOKEN",
+      "RefreshToken",
+      "SECRET_HASH",
+      "password",
+    ]);
   });
 
   it("rejects an unknown role, a short password and a username with spaces", () => {

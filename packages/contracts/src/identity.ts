@@ -19,6 +19,11 @@ export type AuthFlow = (typeof AUTH_FLOWS)[number];
 export const ID_TOKEN_LIFETIME_SECONDS = 3600;
 
 const NonEmptyString = { type: "string", minLength: 1 } as const;
+/**
+ * A credential: a password or a token. `x-secret` is an annotation (OpenAPI allows `x-` keywords);
+ * loggers redact every field so marked, at any depth (`secretFieldNames`).
+ */
+const Secret = { type: "string", minLength: 1, "x-secret": true } as const;
 
 export const InitiateAuthRequestSchema = {
   $id: "InitiateAuthRequest",
@@ -28,7 +33,7 @@ export const InitiateAuthRequestSchema = {
     AuthFlow: { type: "string", enum: AUTH_FLOWS },
     AuthParameters: {
       type: "object",
-      properties: { USERNAME: NonEmptyString, PASSWORD: NonEmptyString, REFRESH_TOKEN: NonEmptyString },
+      properties: { USERNAME: NonEmptyString, PASSWORD: Secret, REFRESH_TOKEN: Secret, SECRET_HASH: Secret },
       additionalProperties: { type: "string" },
     },
     ClientId: NonEmptyString,
@@ -46,7 +51,7 @@ export const InitiateAuthRequestSchema = {
           AuthParameters: {
             type: "object",
             required: ["USERNAME", "PASSWORD"],
-            properties: { USERNAME: NonEmptyString, PASSWORD: NonEmptyString },
+            properties: { USERNAME: NonEmptyString, PASSWORD: Secret },
           },
         },
       },
@@ -62,7 +67,7 @@ export const InitiateAuthRequestSchema = {
           AuthParameters: {
             type: "object",
             required: ["REFRESH_TOKEN"],
-            properties: { REFRESH_TOKEN: NonEmptyString },
+            properties: { REFRESH_TOKEN: Secret },
           },
         },
       },
@@ -80,10 +85,10 @@ export const InitiateAuthResponseSchema = {
       type: "object",
       required: ["IdToken", "AccessToken", "ExpiresIn", "TokenType"],
       properties: {
-        IdToken: NonEmptyString,
-        AccessToken: NonEmptyString,
+        IdToken: Secret,
+        AccessToken: Secret,
         /** Only on USER_PASSWORD_AUTH: a refresh answers new Id/Access tokens, as Cognito does. */
-        RefreshToken: NonEmptyString,
+        RefreshToken: Secret,
         ExpiresIn: { type: "integer", minimum: 1 },
         TokenType: { type: "string", const: "Bearer" },
       },
@@ -183,22 +188,136 @@ export const CreateUserRequestSchema = {
   required: ["username", "password", "role"],
   properties: {
     username: Username,
-    password: { type: "string", minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH },
+    password: {
+      type: "string",
+      minLength: PASSWORD_MIN_LENGTH,
+      maxLength: PASSWORD_MAX_LENGTH,
+      "x-secret": true,
+    },
     role: UserRoleSchema,
   },
   additionalProperties: false,
 } as const;
 export type CreateUserRequest = FromSchema<typeof CreateUserRequestSchema>;
 
-/** The created user as answered: never the password or its hash. */
-export const UserSchema = {
-  $id: "User",
+const Timestamp = { type: "string", format: "date-time" } as const;
+
+const UserObject = {
   type: "object",
-  required: ["username", "role", "tenantId"],
-  properties: { username: Username, role: UserRoleSchema, tenantId: TenantId },
+  required: ["username", "role", "tenantId", "disabled", "createdAt"],
+  properties: {
+    username: Username,
+    role: UserRoleSchema,
+    tenantId: TenantId,
+    disabled: { type: "boolean", description: "A disabled user cannot log in; its tokens are refused." },
+    createdAt: Timestamp,
+  },
   additionalProperties: false,
 } as const;
+
+/** A user as answered: never the password or its hash. */
+export const UserSchema = { $id: "User", ...UserObject } as const;
 export type User = FromSchema<typeof UserSchema>;
+
+/** `PATCH /admin/tenants/{tenantId}/users/{username}`: disable or enable a user. */
+export const UpdateUserRequestSchema = {
+  $id: "UpdateUserRequest",
+  type: "object",
+  required: ["disabled"],
+  properties: { disabled: { type: "boolean" } },
+  additionalProperties: false,
+} as const;
+export type UpdateUserRequest = FromSchema<typeof UpdateUserRequestSchema>;
+
+/** `DELETE /admin/tenants/{tenantId}/users/{username}/refresh-tokens`: how many were still live. */
+export const RevokedRefreshTokensSchema = {
+  $id: "RevokedRefreshTokens",
+  type: "object",
+  required: ["revoked"],
+  properties: { revoked: { type: "integer", minimum: 0 } },
+  additionalProperties: false,
+} as const;
+export type RevokedRefreshTokens = FromSchema<typeof RevokedRefreshTokensSchema>;
+
+const { $id: _tenant, ...TenantObject } = TenantSchema;
+const { $id: _client, ...ClientObject } = CreatedClientSchema;
+
+/** Admin lists, oldest first; an operator's tenants, clients and users are few, so no paging. */
+export const TenantListSchema = {
+  $id: "TenantList",
+  type: "object",
+  required: ["tenants"],
+  properties: { tenants: { type: "array", items: TenantObject } },
+  additionalProperties: false,
+} as const;
+export type TenantList = FromSchema<typeof TenantListSchema>;
+
+export const ClientListSchema = {
+  $id: "ClientList",
+  type: "object",
+  required: ["clients"],
+  properties: { clients: { type: "array", items: ClientObject } },
+  additionalProperties: false,
+} as const;
+export type ClientList = FromSchema<typeof ClientListSchema>;
+
+export const UserListSchema = {
+  $id: "UserList",
+  type: "object",
+  required: ["users"],
+  properties: { users: { type: "array", items: UserObject } },
+  additionalProperties: false,
+} as const;
+export type UserList = FromSchema<typeof UserListSchema>;
+
+/**
+ * The claims of the gateway's IdToken and AccessToken (Cognito's names where Cognito has one):
+ * `token_use` tells them apart, `aud` is the app client, `tenant` and `role` decide what the
+ * bearer may do.
+ */
+export interface GatewayTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  token_use: "id" | "access";
+  tenant: string;
+  role: UserRole;
+  "cognito:username": string;
+  client_id: string;
+  auth_time: number;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+/**
+ * The names of every property marked `x-secret` anywhere in `schemas`: what a logger must redact,
+ * generated from the wire shapes instead of a hand-kept list.
+ */
+export function secretFieldNames(schemas: readonly unknown[]): string[] {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const properties = (node as { properties?: unknown }).properties;
+    if (properties !== null && typeof properties === "object") {
+      for (const [name, schema] of Object.entries(properties)) {
+        if ((schema as Record<string, unknown> | null)?.["x-secret"] === true) names.add(name);
+      }
+    }
+    for (const child of Object.values(node)) walk(child);
+  };
+  walk(schemas);
+  return [...names].sort();
+}
+
+/** The credential fields of the identity wire shapes (login bodies, answers, user creation). */
+export const IDENTITY_SECRET_FIELDS: readonly string[] = Object.freeze(
+  secretFieldNames([InitiateAuthRequestSchema, InitiateAuthResponseSchema, CreateUserRequestSchema]),
+);
 
 export const validateInitiateAuthRequest = compile<InitiateAuthRequest>(InitiateAuthRequestSchema);
 export const validateInitiateAuthResponse = compile<InitiateAuthResponse>(InitiateAuthResponseSchema);
@@ -209,3 +328,8 @@ export const validateCreateClientRequest = compile<CreateClientRequest>(CreateCl
 export const validateCreatedClient = compile<CreatedClient>(CreatedClientSchema);
 export const validateCreateUserRequest = compile<CreateUserRequest>(CreateUserRequestSchema);
 export const validateUser = compile<User>(UserSchema);
+export const validateUpdateUserRequest = compile<UpdateUserRequest>(UpdateUserRequestSchema);
+export const validateRevokedRefreshTokens = compile<RevokedRefreshTokens>(RevokedRefreshTokensSchema);
+export const validateTenantList = compile<TenantList>(TenantListSchema);
+export const validateClientList = compile<ClientList>(ClientListSchema);
+export const validateUserList = compile<UserList>(UserListSchema);

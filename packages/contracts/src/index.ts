@@ -1,3 +1,4 @@
+export * from "./actions.js";
 export * from "./backfill.js";
 export * from "./error-codes.js";
 export * from "./games.js";

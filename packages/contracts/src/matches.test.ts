@@ -71,7 +71,12 @@ describe("confirm and fail", () => {
   });
 
   it("answers a failure with who was removed and who was requeued", () => {
-    expect(validateFailMatchResponse({ removed: ["player_1"], requeued: ["player_2"] })).toBe(true);
+    expect(
+      validateFailMatchResponse({
+        removed: [{ playerId: "player_1", reference: null }],
+        requeued: [{ playerId: "player_2", reference: "r2" }],
+      }),
+    ).toBe(true);
   });
 });
 

@@ -95,11 +95,15 @@ export type ConfirmMatchRequest = FromSchema<typeof ConfirmMatchRequestSchema>;
 export const FailMatchRequestSchema = { $id: "FailMatchRequest", ...MatchPlayersUpdateObject } as const;
 export type FailMatchRequest = FromSchema<typeof FailMatchRequestSchema>;
 
+/** SPEC §5: `{removed: [Player], requeued: [Player]}`, Player = `{playerId, reference}`. */
 export const FailMatchResponseSchema = {
   $id: "FailMatchResponse",
   type: "object",
   required: ["removed", "requeued"],
-  properties: { removed: PlayerIdList, requeued: PlayerIdList },
+  properties: {
+    removed: { type: "array", items: MatchPlayerObject },
+    requeued: { type: "array", items: MatchPlayerObject },
+  },
   additionalProperties: false,
 } as const;
 export type FailMatchResponse = FromSchema<typeof FailMatchResponseSchema>;
@@ -198,6 +202,20 @@ export const CompleteMatchResponseSchema = {
 } as const;
 export type CompleteMatchResponse = FromSchema<typeof CompleteMatchResponseSchema>;
 
+/** `DELETE /games/{gameId}/queue`: every waiting player removed, every open match failed. */
+export const QueueClearedSchema = {
+  $id: "QueueCleared",
+  type: "object",
+  required: ["removed", "failedMatches"],
+  properties: {
+    removed: { type: "integer", minimum: 0, description: "Waiting players removed." },
+    failedMatches: { type: "integer", minimum: 0, description: "Suggested or delivered matches failed." },
+  },
+  additionalProperties: false,
+} as const;
+export type QueueCleared = FromSchema<typeof QueueClearedSchema>;
+
+export const validateQueueCleared = compile<QueueCleared>(QueueClearedSchema);
 export const validateDeliveredMatchList = compile<DeliveredMatchList>(DeliveredMatchListSchema);
 export const validateMatch = compile<Match>(MatchSchema);
 export const validateConfirmMatchRequest = compile<ConfirmMatchRequest>(ConfirmMatchRequestSchema);

@@ -6,6 +6,7 @@ import {
 } from "./backfill.js";
 import { GameConfigRequestSchema, GameConfigSchema } from "./games.js";
 import {
+  ClientListSchema,
   CognitoErrorSchema,
   CreateClientRequestSchema,
   CreatedClientSchema,
@@ -13,7 +14,11 @@ import {
   CreateUserRequestSchema,
   InitiateAuthRequestSchema,
   InitiateAuthResponseSchema,
+  RevokedRefreshTokensSchema,
+  TenantListSchema,
   TenantSchema,
+  UpdateUserRequestSchema,
+  UserListSchema,
   UserSchema,
 } from "./identity.js";
 import { LeaderboardRequestSchema, LeaderboardResponseSchema } from "./leaderboard.js";
@@ -38,6 +43,7 @@ import {
   FailMatchRequestSchema,
   FailMatchResponseSchema,
   MatchSchema,
+  QueueClearedSchema,
 } from "./matches.js";
 import {
   GameModeSchema,
@@ -61,9 +67,11 @@ import { PlayerListSchema, SubmitPlayersRequestSchema, SubmitPlayersResponseSche
 import { ProblemSchema } from "./problem.js";
 import {
   CreateSeasonRequestSchema,
+  PlayerHistorySchema,
   PlayerStatsSchema,
   RestPlayerStatsSchema,
   SeasonListSchema,
+  SeasonResetRequestSchema,
   SeasonSchema,
 } from "./statistics.js";
 
@@ -102,6 +110,11 @@ const topLevelSchemas = [
   CreatedClientSchema,
   CreateUserRequestSchema,
   UserSchema,
+  UpdateUserRequestSchema,
+  RevokedRefreshTokensSchema,
+  TenantListSchema,
+  ClientListSchema,
+  UserListSchema,
   // hosted REST
   GameConfigRequestSchema,
   GameConfigSchema,
@@ -113,6 +126,7 @@ const topLevelSchemas = [
   ConfirmMatchRequestSchema,
   FailMatchRequestSchema,
   FailMatchResponseSchema,
+  QueueClearedSchema,
   CompleteMatchRequestSchema,
   CompleteMatchResponseSchema,
   BackfillRequestSchema,
@@ -125,6 +139,8 @@ const topLevelSchemas = [
   SeasonSchema,
   SeasonListSchema,
   CreateSeasonRequestSchema,
+  PlayerHistorySchema,
+  SeasonResetRequestSchema,
   LeaderboardRequestSchema,
   LeaderboardResponseSchema,
   // WebSocket messages

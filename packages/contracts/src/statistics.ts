@@ -216,6 +216,90 @@ export type CreateSeasonRequest = FromSchema<
   { keepDefaultedPropertiesOptional: true }
 >;
 
+/** `GET /players/{playerId}/history` query: newest first, `cursor` from the previous page. */
+export const PLAYER_HISTORY_MAX_LIMIT = 100;
+
+const RatingSnapshot = {
+  type: "object",
+  required: ["rating", "ratingUncertainty", "rankingPoints"],
+  properties: {
+    rating: { type: "number" },
+    ratingUncertainty: { type: "number", minimum: 0 },
+    rankingPoints: { type: "number", minimum: 0 },
+  },
+  additionalProperties: false,
+} as const;
+
+/** A player's latest results, newest first (SPEC §5), with the cursor of the next page. */
+export const PlayerHistorySchema = {
+  $id: "PlayerHistory",
+  type: "object",
+  required: ["playerId", "results", "nextCursor"],
+  properties: {
+    playerId: { type: "string", minLength: 1 },
+    results: {
+      type: "array",
+      maxItems: PLAYER_HISTORY_MAX_LIMIT,
+      items: {
+        type: "object",
+        required: [
+          "matchId",
+          "gameId",
+          "season",
+          "completedAt",
+          "rank",
+          "predictedWinChance",
+          "before",
+          "after",
+        ],
+        properties: {
+          matchId: { type: "string", format: "uuid" },
+          gameId: { type: "string", minLength: 1 },
+          season: SeasonNameField,
+          completedAt: Timestamp,
+          rank: { type: "integer", minimum: 0, description: "The team's rank; 0 won." },
+          predictedWinChance: { type: "number", minimum: 0, maximum: 1 },
+          before: RatingSnapshot,
+          after: RatingSnapshot,
+        },
+        additionalProperties: false,
+      },
+    },
+    nextCursor: { type: ["string", "null"], description: "null on the last page" },
+  },
+  additionalProperties: false,
+} as const;
+export type PlayerHistory = FromSchema<typeof PlayerHistorySchema>;
+
+/**
+ * `POST /admin/season/reset` (admin): Idem's season reset. Starts season `seasonName` at
+ * `seasonStart`, each listed game keeping `percentage` % of its ratings' distance from the default
+ * (the per-game carry-over of `POST /seasons`). Idem's body, so open.
+ */
+export const SeasonResetRequestSchema = {
+  $id: "SeasonResetRequest",
+  type: "object",
+  required: ["seasonName", "seasonStart", "percentages"],
+  properties: {
+    seasonName: SeasonNameField,
+    seasonStart: Timestamp,
+    percentages: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["gameId", "percentage"],
+        properties: {
+          gameId: { type: "string", minLength: 1 },
+          percentage: { type: "number", minimum: 0, maximum: 100 },
+        },
+      },
+    },
+  },
+} as const;
+export type SeasonResetRequest = FromSchema<typeof SeasonResetRequestSchema>;
+
+export const validatePlayerHistory = compile<PlayerHistory>(PlayerHistorySchema);
+export const validateSeasonResetRequest = compile<SeasonResetRequest>(SeasonResetRequestSchema);
 export const validatePlayerStats = compile<PlayerStats>(PlayerStatsSchema);
 export const validateRestPlayerStats = compile<RestPlayerStats>(RestPlayerStatsSchema);
 export const validateSeason = compile<Season>(SeasonSchema);

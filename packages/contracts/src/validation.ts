@@ -11,6 +11,8 @@ const addFormats: AddFormats =
 /** One ajv instance for every contract: strict, all errors reported, no coercion of wire data. */
 export const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(ajv);
+// An annotation on credential fields (see `secretFieldNames`); it validates nothing.
+ajv.addKeyword({ keyword: "x-secret", schemaType: "boolean" });
 
 export type Validator<T> = ValidateFunction<T>;
 

@@ -4,4 +4,10 @@ export { type MigrateDatabaseOptions, MigrationHistoryError, migrateDatabase } f
 export { migrationChecksum } from "./migrations-directory.js";
 export { type PrismaGenerateOptions, runPrismaGenerate } from "./prisma-generate.js";
 export { schemaEngineVersion } from "./schema-engine.js";
+export {
+  assertSchemaIsCurrent as assertMigrationsApplied,
+  OutdatedSchemaError,
+  type RawQueryClient,
+  shippedMigrations as shippedMigrationsIn,
+} from "./schema-version.js";
 export { type CreateTestDatabaseOptions, createTestDatabase, type TestDatabase } from "./test-database.js";

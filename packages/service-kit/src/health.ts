@@ -48,12 +48,21 @@ async function runCheck(check: ReadinessCheck): Promise<string> {
   }
 }
 
+export interface HealthRouteOptions {
+  /** Serve /metrics (default true). */
+  metrics?: boolean;
+  /** Name each check and its failure in /readyz (default true); false answers only ready or not. */
+  detailedReadiness?: boolean;
+}
+
 export function mountHealthRoutes(
   app: Express,
   checks: readonly ReadinessCheck[],
   lifecycle: Lifecycle,
   metrics: ServiceMetrics,
+  options: HealthRouteOptions = {},
 ): void {
+  const detailed = options.detailedReadiness ?? true;
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -66,13 +75,16 @@ export function mountHealthRoutes(
     const report = Object.fromEntries(results);
     const failing = results.filter(([, r]) => r !== "ok");
     if (failing.length > 0) {
+      if (!detailed) throw new AppError("SERVICE_UNAVAILABLE", "Not ready");
       const detail = failing.map(([name, r]) => `${name} ${r}`).join("; ");
       throw new AppError("SERVICE_UNAVAILABLE", `Not ready: ${detail}`, { extensions: { checks: report } });
     }
-    res.json({ status: "ready", checks: report });
+    res.json(detailed ? { status: "ready", checks: report } : { status: "ready" });
   });
 
-  app.get("/metrics", async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  if (options.metrics ?? true) {
+    app.get("/metrics", async (_req, res) => {
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
 }

@@ -42,16 +42,62 @@ export interface LoggerOptions {
   level?: string;
   /** Where lines go; tests pass a stream to read them. Defaults to stdout. */
   destination?: NodeJS.WritableStream;
+  /**
+   * Property names censored at any depth of a logged object, besides REDACTED_PATHS (pino's paths
+   * cannot say "at any depth"); e.g. the credential fields a service's wire schemas mark.
+   */
+  redactKeys?: readonly string[];
 }
 
-export function createLogger({ name, level = "info", destination }: LoggerOptions): Logger {
+const CENSOR = "[redacted]";
+/** Deeper than this a logged object is cut, so a cyclic or hostile structure cannot stall a log call. */
+const MAX_REDACT_DEPTH = 32;
+
+/** `value` with every property named in `keys` censored, at any depth; the same object when none is. */
+export function redactKeysDeep(value: unknown, keys: ReadonlySet<string>, depth = 0): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= MAX_REDACT_DEPTH) return CENSOR;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const redacted = redactKeysDeep(item, keys, depth + 1);
+      if (redacted !== item) {
+        copy ??= [...value];
+        copy[i] = redacted;
+      }
+    });
+    return copy ?? value;
+  }
+  const proto = Object.getPrototypeOf(value);
+  // Only plain objects (parsed JSON bodies, log fields) are walked; errors have their serializer.
+  if (proto !== Object.prototype && proto !== null) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const redacted = keys.has(key) ? CENSOR : redactKeysDeep(item, keys, depth + 1);
+    if (redacted !== item) {
+      copy ??= { ...(value as Record<string, unknown>) };
+      copy[key] = redacted;
+    }
+  }
+  return copy ?? value;
+}
+
+export function createLogger({ name, level = "info", destination, redactKeys }: LoggerOptions): Logger {
+  const keys = new Set(redactKeys ?? []);
   const options = {
     name,
     level,
     base: { service: name },
-    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    redact: { paths: REDACTED_PATHS, censor: CENSOR },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label: string) => ({ level: label }) },
+    formatters: {
+      level: (label: string) => ({ level: label }),
+      ...(keys.size === 0
+        ? {}
+        : {
+            log: (fields: Record<string, unknown>) => redactKeysDeep(fields, keys) as Record<string, unknown>,
+          }),
+    },
   };
   return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
 }

@@ -1,7 +1,13 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { AppError } from "./app-error.js";
 import { parseTrustProxy, type TrustProxy } from "./config.js";
-import { createLifecycle, type Lifecycle, mountHealthRoutes, type ReadinessCheck } from "./health.js";
+import {
+  createLifecycle,
+  type HealthRouteOptions,
+  type Lifecycle,
+  mountHealthRoutes,
+  type ReadinessCheck,
+} from "./health.js";
 import { type BodyParser, DEFAULT_MAX_JSON_DEPTH, jsonBodyParser } from "./json-body.js";
 import type { Logger } from "./logger.js";
 import { createMetrics, type ServiceMetrics } from "./metrics.js";
@@ -32,6 +38,11 @@ export interface ServiceAppOptions {
    * `parseTrustProxy`). Default none: `req.ip` is the peer address, which a client cannot forge.
    */
   trustProxy?: TrustProxy | string;
+  /**
+   * What /metrics and /readyz show on this (public) app; an internet-facing service serves them
+   * on an internal port instead (mountHealthRoutes on a second app). Default: everything.
+   */
+  publicHealth?: HealthRouteOptions;
   /** Mounts the app's own routes; called after the kit's middleware and before its fallbacks. */
   routes: (app: Express, kit: ServiceKitContext) => void;
 }
@@ -68,7 +79,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     if (lifecycle.shuttingDown) res.setHeader("Connection", "close");
     next();
   });
-  mountHealthRoutes(app, options.readiness ?? [], lifecycle, metrics);
+  mountHealthRoutes(app, options.readiness ?? [], lifecycle, metrics, options.publicHealth);
   const jsonTypes = ["application/json", "application/*+json", ...(options.jsonTypes ?? [])];
   const limit = options.bodyLimit ?? "1mb";
   const bodyParser = options.bodyParser ?? jsonBodyParser;

@@ -10,10 +10,10 @@ import {
   validateUpdateLicenseRequest,
 } from "@arena/contracts";
 import { AppError, requireJsonBody, validateOrThrow } from "@arena/service-kit";
+import type { SigningKeys } from "@arena/signing-keys";
 import { type Request, Router } from "express";
 import type { LicenseStore } from "../licenses/license-store.js";
 import { decodeCursor, type ListCursor } from "../licenses/list-cursor.js";
-import type { SigningKeys } from "../signing/signing-keys.js";
 import { requireAdminToken } from "./admin-auth.js";
 
 export interface AdminRoutesDeps {

@@ -1,9 +1,9 @@
 import { type ValidateLicenseResponse, validateValidateLicenseRequest } from "@arena/contracts";
 import { AppError, requireJsonBody, validateOrThrow } from "@arena/service-kit";
+import type { SigningKeys } from "@arena/signing-keys";
 import { Router } from "express";
 import type { Clock } from "../clock.js";
 import { signLease } from "../signing/lease.js";
-import type { SigningKeys } from "../signing/signing-keys.js";
 import type { LicenseStore } from "./license-store.js";
 
 export interface ValidationRoutesDeps {

@@ -1,6 +1,6 @@
 import { type Edition, LEASE_AUDIENCE, LEASE_ISSUER, type LeaseClaims } from "@arena/contracts";
+import { SIGNING_ALGORITHM, type SigningKeys } from "@arena/signing-keys";
 import { SignJWT } from "jose";
-import { LEASE_ALGORITHM, type SigningKeys } from "./signing-keys.js";
 
 export interface SignedLease {
   lease: string;
@@ -25,7 +25,7 @@ export async function signLease(
     exp: iat + ttlSeconds,
   };
   const lease = await new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: LEASE_ALGORITHM, kid: key.kid, typ: "JWT" })
+    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: "JWT" })
     .sign(key.privateKey);
   return { lease, expiresAt: new Date(claims.exp * 1000) };
 }

@@ -1,7 +1,7 @@
 import { Router } from "express";
 import type { SigningKeys } from "./signing-keys.js";
 
-/** `GET /.well-known/jwks.json`: the public keys of every lease that may still be valid. */
+/** `GET /.well-known/jwks.json`: the public keys of everything signed that may still be valid. */
 export function jwksRoutes(signingKeys: SigningKeys): Router {
   const router = Router();
   router.get("/.well-known/jwks.json", async (_req, res) => {

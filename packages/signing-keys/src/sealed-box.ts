@@ -6,10 +6,11 @@ const TAG_BYTES = 16;
 
 /**
  * The AES-256 key that seals signing keys at rest, derived from SIGNING_KEY_SECRET with HKDF so the
- * secret itself is never used directly as a cipher key.
+ * secret itself is never used directly as a cipher key. `salt` names the service (`arena-license`,
+ * `arena-gateway`): the same secret configured in two services still seals with different keys.
  */
-export function deriveSealingKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", secret, "arena-license", "signing-key-seal/v1", 32));
+export function deriveSealingKey(secret: string, salt: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", secret, salt, "signing-key-seal/v1", 32));
 }
 
 /**

@@ -1,24 +1,34 @@
 import { randomUUID } from "node:crypto";
-import type { Logger } from "@arena/service-kit";
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
-import type { Clock } from "../clock.js";
-import type { Database } from "../db.js";
 import { deriveSealingKey, open, seal } from "./sealed-box.js";
+import type { SigningKeyStore } from "./signing-key-store.js";
 
-export const LEASE_ALGORITHM = "EdDSA";
-// Any constant: serialises key creation across replicas (pg_advisory_xact_lock).
-const KEY_CREATION_LOCK = 0x4c6963_4b6579n;
+/** Ed25519 signatures: small keys and tokens, fast to verify, no parameter choices to get wrong. */
+export const SIGNING_ALGORITHM = "EdDSA";
+
+/** The time source; tests pass a clock they can move across rotation ages and token lifetimes. */
+export interface Clock {
+  now(): Date;
+}
+
+/** The two log levels key management writes (a pino logger fits). */
+export interface SigningKeysLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
 
 export interface SigningKeysOptions {
-  db: Database;
+  store: SigningKeyStore;
   clock: Clock;
-  logger: Logger;
+  logger: SigningKeysLogger;
   /** SIGNING_KEY_SECRET: seals private keys at rest. */
   secret: string;
+  /** HKDF salt naming the service (`arena-license`), so each service seals with its own key. */
+  sealingSalt: string;
   /** A key older than this is replaced by a new one at the next signature. */
   rotateAfterMs: number;
-  /** Lease lifetime: a retired key stays published this long, so every lease it signed verifies. */
-  leaseTtlMs: number;
+  /** Longest lifetime of what a key signs: a retired key stays published this long, so it all verifies. */
+  signedTtlMs: number;
   /** How long a replica keeps using the key it loaded before asking the database again. */
   cacheTtlMs?: number;
 }
@@ -30,9 +40,9 @@ export interface ActiveSigningKey {
 }
 
 /**
- * Lease signing keys, kept in PostgreSQL so every replica and every restart signs with, and
- * publishes, the same keys. The newest unretired key signs; older ones stay in the JWKS until the
- * leases they signed have expired.
+ * Signing keys, kept in the service's database so every replica and every restart signs with, and
+ * publishes, the same keys. The newest unretired key signs; older ones stay in the JWKS until what
+ * they signed (leases, tokens) has expired.
  */
 export class SigningKeys {
   private readonly sealingKey: Buffer;
@@ -40,7 +50,7 @@ export class SigningKeys {
   private cached: { key: ActiveSigningKey; loadedAt: number } | undefined;
 
   constructor(private readonly options: SigningKeysOptions) {
-    this.sealingKey = deriveSealingKey(options.secret);
+    this.sealingKey = deriveSealingKey(options.secret, options.sealingSalt);
     this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
   }
 
@@ -62,17 +72,14 @@ export class SigningKeys {
     return key;
   }
 
-  /** The public keys verifiers need: the active ones and retired ones whose leases may still be live. */
+  /** The public keys verifiers need: the active ones and retired ones whose signatures may still be live. */
   async publicJwks(): Promise<{ keys: JWK[] }> {
     // A replica may sign with a key for up to cacheTtlMs after another replica retired it.
     const publishedSince = new Date(
-      this.options.clock.now().getTime() - this.options.leaseTtlMs - this.cacheTtlMs,
+      this.options.clock.now().getTime() - this.options.signedTtlMs - this.cacheTtlMs,
     );
-    const rows = await this.options.db.signingKey.findMany({
-      where: { OR: [{ retiredAt: null }, { retiredAt: { gt: publishedSince } }] },
-      orderBy: { createdAt: "desc" },
-    });
-    return { keys: rows.map((row) => row.publicJwk as JWK) };
+    const rows = await this.options.store.published(publishedSince);
+    return { keys: rows.map((row) => row.publicJwk) };
   }
 
   private isDue(createdAt: Date, now: number): boolean {
@@ -80,18 +87,14 @@ export class SigningKeys {
   }
 
   private async loadOrCreate(force: boolean): Promise<ActiveSigningKey> {
-    const { db, clock, logger } = this.options;
-    return db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_CREATION_LOCK})`;
+    const { store, clock, logger } = this.options;
+    return store.exclusively(async (tx) => {
       const now = clock.now();
-      const current = await tx.signingKey.findFirst({
-        where: { retiredAt: null },
-        orderBy: { createdAt: "desc" },
-      });
+      const current = await tx.current();
       if (current && !force && !this.isDue(current.createdAt, now.getTime())) {
         try {
           const jwk = JSON.parse(open(current.sealedPrivateJwk, this.sealingKey, current.kid)) as JWK;
-          const privateKey = (await importJWK(jwk, LEASE_ALGORITHM)) as CryptoKey;
+          const privateKey = (await importJWK(jwk, SIGNING_ALGORITHM)) as CryptoKey;
           return { kid: current.kid, privateKey, createdAt: current.createdAt };
         } catch (err) {
           // SIGNING_KEY_SECRET changed: the old key cannot sign any more, but stays published.
@@ -102,15 +105,14 @@ export class SigningKeys {
         }
       }
       const kid = randomUUID();
-      const { publicKey, privateKey } = await generateKeyPair(LEASE_ALGORITHM, {
+      const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, {
         crv: "Ed25519",
         extractable: true,
       });
-      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: LEASE_ALGORITHM, use: "sig" };
+      const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: "sig" };
       const sealedPrivateJwk = seal(JSON.stringify(await exportJWK(privateKey)), this.sealingKey, kid);
-      await tx.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: now } });
-      await tx.signingKey.create({ data: { kid, publicJwk, sealedPrivateJwk, createdAt: now } });
-      logger.info({ kid, replaced: current?.kid ?? null }, "new lease signing key is active");
+      await tx.replaceActive({ kid, publicJwk, sealedPrivateJwk, createdAt: now }, now);
+      logger.info({ kid, replaced: current?.kid ?? null }, "new signing key is active");
       return { kid, privateKey, createdAt: now };
     });
   }

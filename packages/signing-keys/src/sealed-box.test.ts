@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { deriveSealingKey, open, seal } from "./sealed-box.js";
 
-const key = deriveSealingKey("a-long-enough-signing-key-secret-0123456789");
+const key = deriveSealingKey("a-long-enough-signing-key-secret-0123456789", "arena-test");
 
 describe("sealed box", () => {
   it("opens what it sealed", () => {
@@ -13,7 +13,12 @@ describe("sealed box", () => {
   });
 
   it("refuses to open with another secret", () => {
-    const other = deriveSealingKey("another-long-enough-signing-key-secret-987654");
+    const other = deriveSealingKey("another-long-enough-signing-key-secret-987654", "arena-test");
+    expect(() => open(seal("x", key, "kid-1"), other, "kid-1")).toThrow();
+  });
+
+  it("refuses to open with the same secret of another service", () => {
+    const other = deriveSealingKey("a-long-enough-signing-key-secret-0123456789", "arena-other");
     expect(() => open(seal("x", key, "kid-1"), other, "kid-1")).toThrow();
   });
 

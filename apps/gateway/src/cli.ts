@@ -1,0 +1,75 @@
+import { ID_TOKEN_LIFETIME_SECONDS } from "@arena/contracts";
+import { AppError, ConfigError, createLogger, loadConfig } from "@arena/service-kit";
+import { SigningKeys } from "@arena/signing-keys";
+import { systemClock } from "./clock.js";
+import { gatewayConfigSchema } from "./config.js";
+import { createDatabaseClient } from "./db.js";
+import { IdentityStore } from "./identity/identity-store.js";
+import { GATEWAY_SEALING_SALT, gatewaySigningKeyStore } from "./identity/signing-key-store.js";
+import { assertSchemaIsCurrent } from "./schema-version.js";
+import { cliMessage, runAdminCli, USAGE, UsageError } from "./tenants/admin-cli.js";
+import { TenantAdmin } from "./tenants/tenant-admin.js";
+
+// The same schema (and defaults) as the service, limited to what the CLI uses.
+const { DATABASE_URL, PASSWORD_SCRYPT_LOG_N, SIGNING_KEY_SECRET, SIGNING_KEY_ROTATION_DAYS } =
+  gatewayConfigSchema.properties;
+const cliConfigSchema = {
+  type: "object",
+  properties: { DATABASE_URL, PASSWORD_SCRYPT_LOG_N, SIGNING_KEY_SECRET, SIGNING_KEY_ROTATION_DAYS },
+} as const;
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write("Password: ");
+  let text = "";
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes("\n")) break;
+  }
+  return text.split(/\r?\n/)[0] ?? "";
+}
+
+function readConfig() {
+  try {
+    return loadConfig(cliConfigSchema);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`gateway-cli: ${err.message}`, 1);
+    throw err;
+  }
+}
+
+const config = readConfig();
+const db = createDatabaseClient(config.DATABASE_URL);
+try {
+  await assertSchemaIsCurrent(db);
+  const identity = new IdentityStore(db, systemClock);
+  const secret = config.SIGNING_KEY_SECRET;
+  await runAdminCli(process.argv.slice(2), {
+    admin: new TenantAdmin(identity, { logN: config.PASSWORD_SCRYPT_LOG_N }),
+    signingKeys:
+      secret === undefined
+        ? undefined
+        : () =>
+            new SigningKeys({
+              store: gatewaySigningKeyStore(db),
+              clock: systemClock,
+              logger: createLogger({ name: "gateway-cli", level: "warn" }),
+              secret,
+              sealingSalt: GATEWAY_SEALING_SALT,
+              rotateAfterMs: config.SIGNING_KEY_ROTATION_DAYS * 86_400_000,
+              signedTtlMs: ID_TOKEN_LIFETIME_SECONDS * 1000,
+            }),
+    readPassword,
+    print: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+  });
+} catch (err) {
+  if (err instanceof UsageError) fail(`${err.message}\n${USAGE}`, 2);
+  if (err instanceof AppError) fail(`gateway-cli: ${cliMessage(err)}`, 1);
+  throw err;
+} finally {
+  await db.$disconnect();
+}

@@ -1,0 +1,93 @@
+import { commonConfigProperties, loadConfig } from "@arena/service-kit";
+
+export const gatewayConfigSchema = {
+  type: "object",
+  required: ["ADMIN_TOKEN", "SERVICE_TOKEN", "SIGNING_KEY_SECRET"],
+  properties: {
+    ...commonConfigProperties,
+    PORT: { type: "integer", minimum: 0, maximum: 65535, default: 8080 },
+    DATABASE_URL: {
+      type: "string",
+      pattern: "^postgres(ql)?://",
+      default: "postgresql://postgres@127.0.0.1:5432/arena_gateway",
+    },
+    REDIS_URL: { type: "string", pattern: "^rediss?://", default: "redis://127.0.0.1:6379" },
+    REDIS_KEY_PREFIX: { type: "string", default: "arena:", description: "Start of every Redis key" },
+    STATS_URL: { type: "string", pattern: "^https?://", default: "http://127.0.0.1:8081" },
+    ADMIN_TOKEN: { type: "string", minLength: 16, description: "Bearer token of the /admin API" },
+    SERVICE_TOKEN: { type: "string", minLength: 16, description: "Authenticates the gateway to stats" },
+    SIGNING_KEY_SECRET: {
+      type: "string",
+      minLength: 32,
+      description: "Seals the token signing keys' private halves at rest (AES-256-GCM, HKDF-derived)",
+    },
+    SIGNING_KEY_ROTATION_DAYS: { type: "integer", minimum: 1, default: 30 },
+    PUBLIC_URL: {
+      type: "string",
+      pattern: "^https?://",
+      default: "http://localhost:8080",
+      description: "The gateway's public address: the `iss` of its tokens",
+    },
+    REFRESH_TOKEN_DAYS: { type: "integer", minimum: 1, maximum: 3650, default: 30 },
+    PASSWORD_SCRYPT_LOG_N: {
+      type: "integer",
+      minimum: 14,
+      maximum: 20,
+      default: 15,
+      description: "scrypt cost of new password hashes: N = 2^this (r = 8, p = 1)",
+    },
+    LOGIN_FAILURE_WINDOW_SECONDS: { type: "integer", minimum: 1, default: 900 },
+    LOGIN_FAILURES_PER_USERNAME: { type: "integer", minimum: 1, default: 10 },
+    LOGIN_FAILURES_PER_ADDRESS: { type: "integer", minimum: 1, default: 50 },
+    TENANT_RATE_LIMIT: {
+      type: "integer",
+      minimum: 1,
+      default: 6000,
+      description: "Requests per tenant per TENANT_RATE_WINDOW_SECONDS, over all replicas",
+    },
+    TENANT_RATE_WINDOW_SECONDS: { type: "integer", minimum: 1, default: 60 },
+    USER_STATUS_CACHE_MS: {
+      type: "integer",
+      minimum: 0,
+      default: 2000,
+      description: "How long a replica trusts what it read about a user (disabled or not)",
+    },
+    UPSTREAM_CONNECT_TIMEOUT_MS: { type: "integer", minimum: 1, default: 1000 },
+    UPSTREAM_TIMEOUT_MS: {
+      type: "integer",
+      minimum: 1,
+      default: 10000,
+      description: "Longest wait for stats' answer headers, and between two chunks of its body",
+    },
+    UPSTREAM_CONNECTIONS: { type: "integer", minimum: 1, default: 64 },
+    TRUST_PROXY: {
+      type: "string",
+      default: "none",
+      description:
+        "Which proxies' X-Forwarded-For to believe: none, a hop count, or addresses/subnets (express syntax)",
+    },
+    METRICS_PORT: {
+      type: "integer",
+      minimum: 0,
+      maximum: 65535,
+      description: "Serve /metrics and the detailed /readyz here only; unset: on the public port",
+    },
+    METRICS_HOST: { type: "string", default: "127.0.0.1" },
+    BODY_LIMIT: { type: "string", default: "1mb", pattern: "^[0-9]+(b|kb|mb)$" },
+  },
+} as const;
+
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+
+/** The validated, frozen configuration; throws one ConfigError that lists every problem. */
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(gatewayConfigSchema, env);
+}
+
+/** `TRUST_PROXY` as express's `trust proxy` setting: false, a hop count, or an address list. */
+export function trustProxySetting(value: string): boolean | number | string {
+  const trimmed = value.trim();
+  if (trimmed === "" || trimmed === "none" || trimmed === "false") return false;
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  return trimmed;
+}

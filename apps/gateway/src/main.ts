@@ -1,0 +1,53 @@
+import { closeRedis, createRedis } from "@arena/redis";
+import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
+import { createApp, GATEWAY_REDACTED_KEYS } from "./app.js";
+import { systemClock } from "./clock.js";
+import { loadGatewayConfig } from "./config.js";
+import { createDatabaseClient } from "./db.js";
+import { assertSchemaIsCurrent } from "./schema-version.js";
+
+function readConfig() {
+  try {
+    return loadGatewayConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`gateway: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+const config = readConfig();
+const logger = createLogger({ name: "gateway", level: config.LOG_LEVEL, redactKeys: GATEWAY_REDACTED_KEYS });
+const db = createDatabaseClient(config.DATABASE_URL);
+const redis = createRedis(config.REDIS_URL, { connectionName: "gateway" });
+try {
+  await assertSchemaIsCurrent(db);
+  const gateway = createApp({ db, redis, clock: systemClock, config, logger });
+  const signingKey = await gateway.signingKeys.active();
+  logger.info({ kid: signingKey.kid, stats: config.STATS_URL }, "gateway ready");
+  const internal =
+    gateway.internalApp && config.METRICS_PORT !== undefined
+      ? await serve({
+          app: gateway.internalApp,
+          port: config.METRICS_PORT,
+          host: config.METRICS_HOST,
+          logger: logger.child({ server: "internal" }),
+          lifecycle: gateway.lifecycle,
+        })
+      : undefined;
+  const running = await serve({
+    app: gateway.app,
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    lifecycle: gateway.lifecycle,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    onClose: [() => internal?.stop(), () => gateway.close(), () => closeRedis(redis), () => db.$disconnect()],
+  });
+  stopOnSignals(running, logger);
+} catch (err) {
+  logger.fatal({ err }, `gateway failed to start: ${(err as Error).message}`);
+  await db.$disconnect();
+  await closeRedis(redis);
+  process.exit(1);
+}

@@ -1,0 +1,257 @@
+import {
+  COMMON_HOSTED_ERRORS,
+  errorCodeInfo,
+  HOSTED_OPERATIONS,
+  type HostedOperation,
+  MESSAGE_ACTIONS,
+  openApiComponentSchemas,
+  type SchemaName,
+} from "@arena/contracts";
+
+type Json = Record<string, unknown>;
+
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: SchemaName, type = "application/json") => ({
+  content: { [type]: { schema: ref(name) } },
+});
+
+const STATUS_TEXT: Record<number, string> = Object.fromEntries(
+  Object.values(errorCodeInfo).map(({ status, title }) => [status, title]),
+);
+
+function problems(statuses: readonly number[]): Json {
+  return Object.fromEntries(
+    [...new Set(statuses)]
+      .sort()
+      .map((status) => [
+        String(status),
+        { description: STATUS_TEXT[status] ?? "Error", ...json("Problem", "application/problem+json") },
+      ]),
+  );
+}
+
+function hostedOperation(op: HostedOperation): Json {
+  const parameters: Json[] = [
+    ...Object.entries(op.params).map(([name, schema]) => ({ name, in: "path", required: true, schema })),
+    ...Object.entries(op.query ?? {}).map(([name, schema]) => ({
+      name,
+      in: "query",
+      required: false,
+      schema,
+    })),
+  ];
+  if (op.prefer) {
+    parameters.push({
+      name: "Prefer",
+      in: "header",
+      required: false,
+      description: `\`return=representation\` answers ${op.prefer.representation} with a body instead of ${op.prefer.plain}`,
+      schema: { type: "string", enum: ["return=representation", "return=minimal"] },
+    });
+  }
+  const responses: Json = {};
+  for (const [status, schema] of Object.entries(op.answers)) {
+    responses[status] =
+      schema === null ? { description: "No content" } : { description: "OK", ...json(schema) };
+  }
+  Object.assign(responses, problems([...COMMON_HOSTED_ERRORS, ...op.errors]));
+  const roles = op.roles.join(" or ");
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    description: `Role: ${roles}.${op.action ? ` WebSocket action: \`${op.action}\`.` : ""}`,
+    tags: [op.tag],
+    security: [{ idToken: [] }],
+    parameters,
+    ...(op.body ? { requestBody: { required: true, ...json(op.body) } } : {}),
+    responses,
+  };
+}
+
+const adminSecurity = [{ adminToken: [] }];
+const tenantId = { name: "tenantId", in: "path", required: true, schema: { type: "string" } };
+const username = { name: "username", in: "path", required: true, schema: { type: "string" } };
+
+/** The gateway's own routes: login, keys, the WebSocket, health, the operator's admin API. */
+function gatewayPaths(): Json {
+  const adminErrors = problems([400, 401, 404, 409]);
+  return {
+    "/auth": {
+      post: {
+        operationId: "initiateAuth",
+        summary: "Log in (Cognito InitiateAuth: USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH)",
+        description:
+          "Wire-compatible with Cognito: header `X-Amz-Target: AWSCognitoIdentityProviderService.InitiateAuth`; the AWS SDK with its endpoint set to `<gateway>/auth` posts to `/auth/`, which is served too. Errors are Cognito's (`__type`, `message`, header `x-amzn-errortype`), not problems.",
+        tags: ["identity"],
+        parameters: [
+          {
+            name: "X-Amz-Target",
+            in: "header",
+            required: true,
+            schema: { type: "string", const: "AWSCognitoIdentityProviderService.InitiateAuth" },
+          },
+        ],
+        requestBody: { required: true, ...json("InitiateAuthRequest", "application/x-amz-json-1.1") },
+        responses: {
+          "200": { description: "Tokens", ...json("InitiateAuthResponse", "application/x-amz-json-1.1") },
+          "400": {
+            description:
+              "NotAuthorizedException, InvalidParameterException, ResourceNotFoundException, TooManyRequestsException or UnknownOperationException",
+            ...json("CognitoError", "application/x-amz-json-1.1"),
+          },
+          "500": {
+            description: "InternalErrorException",
+            ...json("CognitoError", "application/x-amz-json-1.1"),
+          },
+        },
+      },
+    },
+    "/.well-known/jwks.json": {
+      get: {
+        operationId: "getJwks",
+        summary:
+          "The public keys that sign IdTokens and AccessTokens (EdDSA), old ones until their tokens expire",
+        tags: ["identity"],
+        responses: { "200": { description: "JSON Web Key Set" } },
+      },
+    },
+    "/ws": {
+      get: {
+        operationId: "openWebSocket",
+        summary: "The WebSocket message transport",
+        description: `Upgrade with \`Authorization: <IdToken>\` or \`?authorization=<IdToken>\`. Messages \`{action, messageId, payload}\`; actions: ${MESSAGE_ACTIONS.map((a) => `\`${a}\``).join(", ")}. Schemas: ClientMessage, ServerResponse, ServerErrorMessage, MatchSuggestionMessage, BackfillingMatchSuggestionMessage, KeepAliveMessage.`,
+        tags: ["websocket"],
+        parameters: [{ name: "authorization", in: "query", required: false, schema: { type: "string" } }],
+        responses: { "101": { description: "Switching protocols" }, ...problems([401]) },
+      },
+    },
+    "/admin/tenants": {
+      post: {
+        operationId: "createTenant",
+        summary: "Create a tenant",
+        tags: ["admin"],
+        security: adminSecurity,
+        requestBody: { required: true, ...json("CreateTenantRequest") },
+        responses: { "201": { description: "Created", ...json("Tenant") }, ...adminErrors },
+      },
+      get: {
+        operationId: "listTenants",
+        summary: "List tenants",
+        tags: ["admin"],
+        security: adminSecurity,
+        responses: { "200": { description: "OK", ...json("TenantList") }, ...problems([401]) },
+      },
+    },
+    "/admin/tenants/{tenantId}/clients": {
+      post: {
+        operationId: "createClient",
+        summary: "Create an app client (its id is the ClientId of InitiateAuth)",
+        tags: ["admin"],
+        security: adminSecurity,
+        parameters: [tenantId],
+        requestBody: { required: true, ...json("CreateClientRequest") },
+        responses: { "201": { description: "Created", ...json("CreatedClient") }, ...adminErrors },
+      },
+      get: {
+        operationId: "listClients",
+        summary: "List a tenant's app clients",
+        tags: ["admin"],
+        security: adminSecurity,
+        parameters: [tenantId],
+        responses: { "200": { description: "OK", ...json("ClientList") }, ...adminErrors },
+      },
+    },
+    "/admin/tenants/{tenantId}/users": {
+      post: {
+        operationId: "createUser",
+        summary: "Create a user (role server or admin); usernames are unique across tenants",
+        tags: ["admin"],
+        security: adminSecurity,
+        parameters: [tenantId],
+        requestBody: { required: true, ...json("CreateUserRequest") },
+        responses: { "201": { description: "Created", ...json("User") }, ...adminErrors },
+      },
+      get: {
+        operationId: "listUsers",
+        summary: "List a tenant's users",
+        tags: ["admin"],
+        security: adminSecurity,
+        parameters: [tenantId],
+        responses: { "200": { description: "OK", ...json("UserList") }, ...adminErrors },
+      },
+    },
+    "/admin/tenants/{tenantId}/users/{username}": {
+      patch: {
+        operationId: "updateUser",
+        summary: "Disable or enable a user",
+        tags: ["admin"],
+        security: adminSecurity,
+        parameters: [tenantId, username],
+        requestBody: { required: true, ...json("UpdateUserRequest") },
+        responses: { "200": { description: "OK", ...json("User") }, ...adminErrors },
+      },
+    },
+    "/admin/tenants/{tenantId}/users/{username}/refresh-tokens": {
+      delete: {
+        operationId: "revokeRefreshTokens",
+        summary: "Revoke every refresh token of a user",
+        tags: ["admin"],
+        security: adminSecurity,
+        parameters: [tenantId, username],
+        responses: { "200": { description: "OK", ...json("RevokedRefreshTokens") }, ...adminErrors },
+      },
+    },
+    "/admin/signing-keys/rotate": {
+      post: {
+        operationId: "rotateSigningKey",
+        summary: "Make a new token signing key active; the old one stays published until its tokens expire",
+        tags: ["admin"],
+        security: adminSecurity,
+        responses: { "201": { description: "Created", ...json("RotatedSigningKey") }, ...problems([401]) },
+      },
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of the public API, generated from the contracts and the action table. */
+export function openApiDocument(publicUrl: string): Json {
+  const paths: Record<string, Json> = gatewayPaths() as Record<string, Json>;
+  for (const op of HOSTED_OPERATIONS as readonly HostedOperation[]) {
+    paths[op.path] = { ...paths[op.path], [op.method.toLowerCase()]: hostedOperation(op) };
+  }
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: "Arena hosted API",
+      version: "1.0.0",
+      description:
+        "Matchmaking, player statistics and leaderboards for game servers. Log in at `/auth` (Cognito-compatible), then send the IdToken as `Authorization` on every call. Errors are `application/problem+json` (RFC 9457).",
+    },
+    servers: [{ url: publicUrl }],
+    tags: [
+      "identity",
+      "games",
+      "queue",
+      "matches",
+      "backfill",
+      "statistics",
+      "seasons",
+      "websocket",
+      "admin",
+    ].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: openApiComponentSchemas(),
+      securitySchemes: {
+        idToken: {
+          type: "apiKey",
+          in: "header",
+          name: "Authorization",
+          description: "The IdToken from /auth, raw or as `Bearer <IdToken>`",
+        },
+        adminToken: { type: "http", scheme: "bearer", description: "ADMIN_TOKEN (operators only)" },
+      },
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { pipeline } from "node:stream/promises";
+import { AppError } from "@arena/service-kit";
+import type { Request, Response } from "express";
+import { Pool, errors as undiciErrors } from "undici";
+import { forwardedBodyOf } from "./forwarded-body.js";
+
+export interface StatsUpstreamOptions {
+  url: string;
+  serviceToken: string;
+  /** Longest wait for a TCP connection to stats. */
+  connectTimeoutMs: number;
+  /** Longest wait for stats' answer headers, and between two chunks of its body. */
+  timeoutMs: number;
+  connections: number;
+}
+
+/** Answers up to this size (by Content-Length) are buffered and sent in one write. */
+const SMALL_ANSWER_BYTES = 64 * 1024;
+
+/** Headers of stats' answer that reach the client besides the status, content type and body. */
+const PASSED_ANSWER_HEADERS = ["location", "retry-after", "preference-applied", "cache-control"] as const;
+
+/**
+ * Forwards hosted REST calls to stats over kept-alive connections (an undici Pool). The wire
+ * protocol (agreed with stats): the same method, path and query; the body unchanged; headers
+ * `authorization: Bearer <SERVICE_TOKEN>`, `x-arena-tenant`, `x-arena-role`, `x-request-id`, and
+ * `prefer` passed through. Stats' status, content type and body come back unchanged.
+ *
+ * Time is bounded by undici's own timers (connect, headers, body), not by AbortSignals, which
+ * Node 20 can lose to garbage collection (ENVIRONMENT.md). Stats down → 503, timing out → 504,
+ * failing mid-answer → 502; all fast, never a hang.
+ */
+export class StatsUpstream {
+  private readonly pool: Pool;
+  private readonly authorization: string;
+
+  constructor(options: StatsUpstreamOptions) {
+    this.pool = new Pool(options.url, {
+      connections: options.connections,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connectTimeout: options.connectTimeoutMs,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    this.authorization = `Bearer ${options.serviceToken}`;
+  }
+
+  /** Express handler: forwards `req` as the authenticated principal and streams the answer back. */
+  async forward(req: Request, res: Response): Promise<void> {
+    const principal = req.principal;
+    if (!principal) throw new Error("forward runs after authentication");
+    const headers: Record<string, string> = {
+      authorization: this.authorization,
+      "x-arena-tenant": principal.tenantId,
+      "x-arena-role": principal.role,
+      "x-request-id": req.id,
+    };
+    const prefer = req.get("prefer");
+    if (prefer !== undefined) headers.prefer = prefer;
+    const body = forwardedBodyOf(req);
+    if (body !== undefined) headers["content-type"] = req.get("content-type") ?? "application/json";
+    let answer: Awaited<ReturnType<Pool["request"]>>;
+    try {
+      answer = await this.pool.request({
+        method: req.method as "GET",
+        path: req.originalUrl,
+        headers,
+        body: body ?? null,
+      });
+    } catch (err) {
+      throw upstreamError(err);
+    }
+    res.status(answer.statusCode);
+    const contentType = answer.headers["content-type"];
+    if (typeof contentType === "string") res.setHeader("content-type", contentType);
+    for (const name of PASSED_ANSWER_HEADERS) {
+      const value = answer.headers[name];
+      if (typeof value === "string") res.setHeader(name, value);
+    }
+    // A small answer (stats' usual) is read whole and sent in one write; a large one is streamed.
+    const length = Number(answer.headers["content-length"] ?? Number.NaN);
+    try {
+      if (length <= SMALL_ANSWER_BYTES) res.end(Buffer.from(await answer.body.arrayBuffer()));
+      else await pipeline(answer.body, res);
+    } catch (err) {
+      // Headers may be sent: the client sees a cut-short answer. A client that hung up is no news.
+      if (req.destroyed || res.destroyed)
+        req.log.debug({ err: (err as Error).message }, "client left before the answer");
+      else req.log.warn({ err: (err as Error).message }, "stats answer interrupted");
+      res.destroy();
+    }
+  }
+
+  /** Readiness: stats answers its /livez. */
+  async check(): Promise<void> {
+    const { statusCode, body } = await this.pool.request({ method: "GET", path: "/livez" });
+    await body.dump();
+    if (statusCode !== 200) throw new Error(`stats /livez answered ${statusCode}`);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+function upstreamError(err: unknown): AppError {
+  const code = (err as { code?: string }).code;
+  if (
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError ||
+    err instanceof undiciErrors.ConnectTimeoutError
+  ) {
+    return new AppError("UPSTREAM_TIMEOUT", "The stats service did not answer in time", { cause: err });
+  }
+  if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "EAI_AGAIN") {
+    return new AppError("SERVICE_UNAVAILABLE", "The stats service cannot be reached; try again shortly", {
+      cause: err,
+      headers: { "Retry-After": "1" },
+    });
+  }
+  return new AppError("UPSTREAM_FAILED", "The stats service failed to answer", { cause: err });
+}

@@ -1,0 +1,94 @@
+import {
+  type RotatedSigningKey,
+  TENANT_ID_PATTERN,
+  validateCreateClientRequest,
+  validateCreateTenantRequest,
+  validateCreateUserRequest,
+  validateUpdateUserRequest,
+} from "@arena/contracts";
+import { AppError, requireBearerToken, requireJsonBody, validateOrThrow } from "@arena/service-kit";
+import type { SigningKeys } from "@arena/signing-keys";
+import { type Request, Router } from "express";
+import type { TenantAdmin } from "./tenant-admin.js";
+
+export interface AdminRoutesDeps {
+  adminToken: string;
+  admin: TenantAdmin;
+  signingKeys: SigningKeys;
+}
+
+const tenantIdPattern = new RegExp(TENANT_ID_PATTERN);
+
+/** `/admin/*`: tenants, app clients, users and signing-key rotation, all behind ADMIN_TOKEN. */
+export function adminRoutes({ adminToken, admin, signingKeys }: AdminRoutesDeps): Router {
+  const router = Router();
+  router.use(requireBearerToken(adminToken, "arena-gateway-admin"));
+
+  router.post("/tenants", async (req, res) => {
+    const body = validateOrThrow(validateCreateTenantRequest, requireJsonBody(req));
+    const tenant = await admin.createTenant(body);
+    req.log.info({ tenantId: tenant.tenantId }, "tenant created");
+    res.status(201).location(`/admin/tenants/${tenant.tenantId}`).json(tenant);
+  });
+
+  router.get("/tenants", async (_req, res) => {
+    res.json({ tenants: await admin.listTenants() });
+  });
+
+  router.post("/tenants/:tenantId/clients", async (req, res) => {
+    const body = validateOrThrow(validateCreateClientRequest, requireJsonBody(req));
+    const client = await admin.createClient(tenantParam(req), body);
+    req.log.info({ tenantId: client.tenantId, clientId: client.clientId }, "app client created");
+    res.status(201).json(client);
+  });
+
+  router.get("/tenants/:tenantId/clients", async (req, res) => {
+    res.json({ clients: await admin.listClients(tenantParam(req)) });
+  });
+
+  router.post("/tenants/:tenantId/users", async (req, res) => {
+    const body = validateOrThrow(validateCreateUserRequest, requireJsonBody(req));
+    const user = await admin.createUser(tenantParam(req), body);
+    req.log.info({ tenantId: user.tenantId, username: user.username, role: user.role }, "user created");
+    res.status(201).set("Cache-Control", "no-store").json(user);
+  });
+
+  router.get("/tenants/:tenantId/users", async (req, res) => {
+    res.json({ users: await admin.listUsers(tenantParam(req)) });
+  });
+
+  router.patch("/tenants/:tenantId/users/:username", async (req, res) => {
+    const body = validateOrThrow(validateUpdateUserRequest, requireJsonBody(req));
+    const user = await admin.setDisabled(tenantParam(req), req.params.username as string, body.disabled);
+    req.log.info(
+      { tenantId: user.tenantId, username: user.username, disabled: user.disabled },
+      "user updated",
+    );
+    res.json(user);
+  });
+
+  router.delete("/tenants/:tenantId/users/:username/refresh-tokens", async (req, res) => {
+    const revoked = await admin.revokeRefreshTokens(tenantParam(req), req.params.username as string);
+    req.log.info({ tenantId: req.params.tenantId, revoked }, "refresh tokens revoked");
+    res.json({ revoked });
+  });
+
+  router.post("/signing-keys/rotate", async (req, res) => {
+    const key = await signingKeys.rotate();
+    req.log.info({ kid: key.kid }, "token signing key rotated by admin");
+    const rotated: RotatedSigningKey = { kid: key.kid, createdAt: key.createdAt.toISOString() };
+    res.status(201).json(rotated);
+  });
+
+  return router;
+}
+
+function tenantParam(req: Request): string {
+  const tenantId = req.params.tenantId as string;
+  if (!tenantIdPattern.test(tenantId)) {
+    throw AppError.validation([
+      { pointer: "/tenantId", detail: `must match pattern "${TENANT_ID_PATTERN}"` },
+    ]);
+  }
+  return tenantId;
+}

@@ -1,0 +1,79 @@
+import type {
+  CreateClientRequest,
+  CreatedClient,
+  CreateTenantRequest,
+  CreateUserRequest,
+  Tenant,
+  User,
+} from "@arena/contracts";
+import { AppError } from "@arena/service-kit";
+import type { IdentityStore } from "../identity/identity-store.js";
+import { hashPassword, type ScryptCost } from "../identity/passwords.js";
+
+/**
+ * What the admin API and the CLI do, once: each operation answers its result or throws the
+ * AppError both of them report (the API as a problem, the CLI as a message and exit code).
+ */
+export class TenantAdmin {
+  constructor(
+    private readonly identity: IdentityStore,
+    private readonly passwordCost: ScryptCost,
+    /** Told when a user is disabled, so this replica refuses its tokens at once. */
+    private readonly onUserChanged: (userId: string) => void = () => {},
+  ) {}
+
+  async createTenant({ tenantId, name }: CreateTenantRequest): Promise<Tenant> {
+    const tenant = await this.identity.createTenant(tenantId, name);
+    if (tenant === "exists") throw new AppError("CONFLICT", `Tenant ${tenantId} already exists`);
+    return tenant;
+  }
+
+  listTenants(): Promise<Tenant[]> {
+    return this.identity.listTenants();
+  }
+
+  async createClient(tenantId: string, { name }: CreateClientRequest): Promise<CreatedClient> {
+    const client = await this.identity.createClient(tenantId, name);
+    if (!client) throw noTenant(tenantId);
+    return client;
+  }
+
+  async listClients(tenantId: string): Promise<CreatedClient[]> {
+    if (!(await this.identity.tenantExists(tenantId))) throw noTenant(tenantId);
+    return this.identity.listClients(tenantId);
+  }
+
+  async createUser(tenantId: string, { username, password, role }: CreateUserRequest): Promise<User> {
+    const passwordHash = await hashPassword(password, this.passwordCost);
+    const user = await this.identity.createUser(tenantId, { username, role, passwordHash });
+    if (user === "no-tenant") throw noTenant(tenantId);
+    if (user === "username-taken") {
+      // Usernames are unique across tenants; the answer does not say which tenant holds it.
+      throw new AppError("CONFLICT", `Username ${username} is taken`);
+    }
+    return user;
+  }
+
+  async listUsers(tenantId: string): Promise<User[]> {
+    if (!(await this.identity.tenantExists(tenantId))) throw noTenant(tenantId);
+    return this.identity.listUsers(tenantId);
+  }
+
+  async setDisabled(tenantId: string, username: string, disabled: boolean): Promise<User> {
+    const updated = await this.identity.setDisabled(tenantId, username, disabled);
+    if (!updated) throw noUser(tenantId, username);
+    this.onUserChanged(updated.id);
+    const { id: _id, ...user } = updated;
+    return user;
+  }
+
+  async revokeRefreshTokens(tenantId: string, username: string): Promise<number> {
+    const revoked = await this.identity.revokeRefreshTokens(tenantId, username);
+    if (revoked === undefined) throw noUser(tenantId, username);
+    return revoked;
+  }
+}
+
+const noTenant = (tenantId: string) => new AppError("NOT_FOUND", `No tenant ${tenantId}`);
+const noUser = (tenantId: string, username: string) =>
+  new AppError("NOT_FOUND", `Tenant ${tenantId} has no user ${username}`);

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import type supertest from "supertest";
+import { createHarness, type Harness, type Instance, SERVICE_TOKEN } from "./harness.js";
+import { CONCRETE_OPERATIONS } from "./hosted-operations.js";
+import { echoHandler } from "./stats-stub.js";
+
+let h: Harness;
+let serverToken: string;
+let adminToken: string;
+let globexToken: string;
+beforeAll(async () => {
+  h = await createHarness();
+  const clientId = await h.createTenant("acme");
+  const globexClient = await h.createTenant("globex");
+  await h.createUser("acme", "server-eu");
+  await h.createUser("acme", "ops-admin", "admin");
+  await h.createUser("globex", "globex-server");
+  serverToken = (await h.login("server-eu", clientId)).IdToken;
+  adminToken = (await h.login("ops-admin", clientId)).IdToken;
+  globexToken = (await h.login("globex-server", globexClient)).IdToken;
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const call = (method: string, path: string, instance: Instance = h) =>
+  (instance.http as unknown as Record<string, (p: string) => supertest.Test>)[method.toLowerCase()]!(path);
+
+describe("forwarding to stats", () => {
+  it.each(CONCRETE_OPERATIONS.map(({ op, path }) => ({ name: `${op.method} ${op.path}`, op, path })))(
+    "forwards $name with the service token, tenant, role and request id",
+    async ({ op: { method, roles }, path }) => {
+      h.stats.handler = echoHandler;
+      const token = roles.includes("server") ? serverToken : adminToken;
+      const before = h.stats.received.length;
+      const res = await call(method, `${path}?x=1&y=two`)
+        .set("Authorization", token)
+        .set("X-Request-Id", "req-123");
+      expect(res.status).toBe(200);
+      const received = h.stats.received[before]!;
+      expect(received.method).toBe(method);
+      expect(received.url).toBe(`${path}?x=1&y=two`);
+      expect(received.headers.authorization).toBe(`Bearer ${SERVICE_TOKEN}`);
+      expect(received.headers["x-arena-tenant"]).toBe("acme");
+      expect(received.headers["x-arena-role"]).toBe(roles.includes("server") ? "server" : "admin");
+      expect(received.headers["x-request-id"]).toBe("req-123");
+      expect(res.headers["x-request-id"]).toBe("req-123");
+    },
+  );
+
+  it("forwards the body byte for byte and Prefer, and answers stats' status, type and body unchanged", async () => {
+    h.stats.handler = (_req, res) => {
+      res.writeHead(201, { "content-type": "application/json; charset=utf-8", location: "/x" });
+      res.end('{"players":[{"playerId":"p","reference":null,"state":"waiting"}]}');
+    };
+    const body = '{ "players": [ {"playerId": "p", "reference": "ü"} ] , "extra":  1 }';
+    const before = h.stats.received.length;
+    const res = await h.http
+      .post("/games/game-1/players")
+      .set("Authorization", `Bearer ${serverToken}`)
+      .set("Content-Type", "application/json")
+      .set("Prefer", "return=representation")
+      .send(body);
+    const received = h.stats.received[before]!;
+    expect(received.body.toString("utf8")).toBe(body);
+    expect(received.headers.prefer).toBe("return=representation");
+    expect(res.status).toBe(201);
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(res.headers.location).toBe("/x");
+    expect(res.text).toBe('{"players":[{"playerId":"p","reference":null,"state":"waiting"}]}');
+  });
+
+  it("answers stats' 204 without a body and stats' problems unchanged", async () => {
+    h.stats.handler = (_req, res) => {
+      res.writeHead(204);
+      res.end();
+    };
+    const noContent = await h.http.delete("/games/game-1/players/player-1").set("Authorization", serverToken);
+    expect(noContent.status).toBe(204);
+    expect(noContent.text).toBe("");
+    h.stats.handler = (_req, res) => {
+      res.writeHead(409, { "content-type": "application/problem+json" });
+      res.end('{"type":"t","title":"Conflict","status":409,"detail":"d","code":"CONFLICT","requestId":"r"}');
+    };
+    const conflict = await h.http
+      .post("/games/game-1/players")
+      .set("Authorization", serverToken)
+      .send({ players: [{}] });
+    expect(conflict.status).toBe(409);
+    expect(conflict.headers["content-type"]).toBe("application/problem+json");
+    expect(conflict.body.code).toBe("CONFLICT");
+  });
+});
+
+describe("roles and tenants", () => {
+  it("answers a server token on an admin-only operation with a 403 problem, without calling stats", async () => {
+    for (const [method, path] of [
+      ["PUT", "/games/game-1"],
+      ["POST", "/seasons"],
+      ["POST", "/admin/season/reset"],
+    ] as const) {
+      const before = h.stats.received.length;
+      const res = await call(method, path).set("Authorization", serverToken).send({});
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe("FORBIDDEN");
+      expect(h.stats.received.length).toBe(before);
+    }
+  });
+
+  it("names the caller's tenant to stats from the token, never from what the caller sends", async () => {
+    h.stats.handler = echoHandler;
+    const before = h.stats.received.length;
+    await h.http
+      .get("/games/game-1")
+      .set("Authorization", globexToken)
+      .set("X-Arena-Tenant", "acme")
+      .set("X-Arena-Role", "admin")
+      .expect(200);
+    const received = h.stats.received[before]!;
+    expect(received.headers["x-arena-tenant"]).toBe("globex");
+    expect(received.headers["x-arena-role"]).toBe("server");
+  });
+
+  it("refuses a disabled user's token at once on the replica that disabled it", async () => {
+    await h.createUser("acme", "to-disable");
+    const token = (
+      await h.login("to-disable", (await h.db.appClient.findFirstOrThrow({ where: { tenantId: "acme" } })).id)
+    ).IdToken;
+    h.stats.handler = echoHandler;
+    await h.http.get("/seasons").set("Authorization", token).expect(200);
+    await h.gateway.admin.setDisabled("acme", "to-disable", true);
+    const res = await h.http.get("/seasons").set("Authorization", token);
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("when stats misbehaves", () => {
+  it("answers 503 fast when stats is down", async () => {
+    const down = await h.startInstance({ STATS_URL: "http://127.0.0.1:1" });
+    const res = await down.http.get("/seasons").set("Authorization", serverToken);
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe("SERVICE_UNAVAILABLE");
+    expect(res.headers["retry-after"]).toBe("1");
+  });
+
+  it("answers 504 when stats does not answer in time", async () => {
+    const slow = await h.startInstance({ UPSTREAM_TIMEOUT_MS: "200" });
+    h.stats.handler = () => {};
+    const res = await slow.http.get("/seasons").set("Authorization", serverToken);
+    expect(res.status).toBe(504);
+    expect(res.body.code).toBe("UPSTREAM_TIMEOUT");
+  });
+
+  it("answers 502 when stats drops the connection without an answer", async () => {
+    h.stats.handler = (_req, res) => res.socket?.destroy();
+    const res = await h.http.get("/seasons").set("Authorization", serverToken);
+    expect(res.status).toBe(502);
+    expect(res.body.code).toBe("UPSTREAM_FAILED");
+  });
+});

@@ -1,0 +1,20 @@
+import { createLogger, createServiceApp } from "@arena/service-kit";
+import { CONSTANT_ANSWER } from "./constant-answer.js";
+
+/**
+ * The floor of any app built on the service kit: its express pipeline (request id, logger,
+ * metrics, body reader, router, problem handler) answering the constant upstream's answer, with no
+ * work of its own. Run as its own process, like the gateway, so the gateway's own cost shows apart.
+ */
+const logger = createLogger({ name: "express-floor", level: "warn" });
+const { app } = createServiceApp({
+  name: "express-floor",
+  logger,
+  routes: (express) => {
+    express.get("/seasons", (_req, res) => {
+      res.type("application/json").send(CONSTANT_ANSWER);
+    });
+  },
+});
+const server = app.listen(Number(process.env.PORT ?? 18093), "127.0.0.1");
+process.on("SIGTERM", () => server.close(() => process.exit(0)));

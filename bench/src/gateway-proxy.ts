@@ -1,0 +1,220 @@
+import { join } from "node:path";
+import { migrateDatabase } from "@arena/database";
+import autocannon from "autocannon";
+import { Pool } from "undici";
+import { median } from "./http-timing.js";
+import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
+
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+const PASSWORD = "bench-password-0123456789";
+/** Autocannon's settings, the same for both targets. */
+const LOAD = { connections: 16, pipelining: 1, durationSeconds: 10, warmupSeconds: 3 };
+/** Sequential requests per target for the precise (microsecond) latency figures. */
+const SEQUENTIAL_REQUESTS = 3000;
+
+export interface LoadFigures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface GatewayProxyReport {
+  load: typeof LOAD;
+  direct: LoadFigures;
+  /** The service kit's express pipeline answering the same constant: what any of our apps pays. */
+  expressFloor: LoadFigures;
+  gateway: LoadFigures;
+  /** One request at a time over a kept-alive connection, timed with hrtime. */
+  sequential: { directP50Ms: number; directP99Ms: number; gatewayP50Ms: number; gatewayP99Ms: number };
+  addedP50Ms: number;
+  addedSequentialP50Ms: number;
+  throughputShare: number;
+  /** The gateway's throughput against the express floor: its own cost, apart from the framework's. */
+  throughputShareOfExpressFloor: number;
+  targets: { addedP50Ms: number; throughputShare: number };
+  gatewayPeakRssMiB: number;
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function load(url: string, headers: Record<string, string>, seconds: number): Promise<LoadFigures> {
+  const result = await autocannon({
+    url,
+    headers,
+    connections: LOAD.connections,
+    pipelining: LOAD.pipelining,
+    duration: seconds,
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+async function sequential(origin: string, path: string, headers: Record<string, string>): Promise<number[]> {
+  const pool = new Pool(origin, { connections: 1 });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < SEQUENTIAL_REQUESTS; i++) {
+      const started = process.hrtime.bigint();
+      const { statusCode, body } = await pool.request({ method: "GET", path, headers });
+      await body.text();
+      if (statusCode !== 200) throw new Error(`${origin}${path} answered ${statusCode}`);
+      times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  } finally {
+    await pool.close();
+  }
+  return times.slice(SEQUENTIAL_REQUESTS / 10); // the first tenth warms up
+}
+
+async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${url} answered ${res.status}: ${text}`);
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+/** A tenant, an app client and a server user on the benchmark gateway; answers an IdToken. */
+async function login(gateway: string): Promise<string> {
+  const admin = { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` };
+  const tenantId = `bench-${Date.now().toString(36)}`;
+  await json(`${gateway}/admin/tenants`, {
+    method: "POST",
+    headers: admin,
+    body: JSON.stringify({ tenantId, name: "Bench" }),
+  });
+  const { clientId } = await json(`${gateway}/admin/tenants/${tenantId}/clients`, {
+    method: "POST",
+    headers: admin,
+    body: JSON.stringify({ name: "bench" }),
+  });
+  await json(`${gateway}/admin/tenants/${tenantId}/users`, {
+    method: "POST",
+    headers: admin,
+    body: JSON.stringify({ username: `${tenantId}-server`, password: PASSWORD, role: "server" }),
+  });
+  const answer = await json(`${gateway}/auth/`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-amz-json-1.1",
+      "x-amz-target": "AWSCognitoIdentityProviderService.InitiateAuth",
+    },
+    body: JSON.stringify({
+      AuthFlow: "USER_PASSWORD_AUTH",
+      AuthParameters: { USERNAME: `${tenantId}-server`, PASSWORD },
+      ClientId: clientId,
+    }),
+  });
+  return (answer.AuthenticationResult as { IdToken: string }).IdToken;
+}
+
+/**
+ * Authenticated proxying through the real gateway (token check, role check, the tenant's Redis
+ * rate limit, undici to the upstream) against calling the same upstream directly, in one run.
+ */
+export async function runGatewayProxyBenchmark(root: string): Promise<GatewayProxyReport> {
+  const gatewayDir = join(root, "apps", "gateway");
+  const databaseUrl =
+    process.env.BENCH_GATEWAY_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/arena_bench_gateway";
+  await migrateDatabase({
+    databaseUrl,
+    schemaPath: join(gatewayDir, "prisma", "schema.prisma"),
+    migrationsDir: join(gatewayDir, "prisma", "migrations"),
+  });
+  const services: Service[] = [];
+  try {
+    const upstream = await startService(
+      "upstream",
+      join(root, "bench", "dist", "constant-upstream.js"),
+      18091,
+      {},
+    );
+    services.push(upstream);
+    const floor = await startService(
+      "express-floor",
+      join(root, "bench", "dist", "express-floor.js"),
+      18093,
+      {},
+    );
+    services.push(floor);
+    const gateway = await startService("gateway", join(gatewayDir, "dist", "main.js"), 18080, {
+      DATABASE_URL: databaseUrl,
+      STATS_URL: upstream.url,
+      ADMIN_TOKEN,
+      SERVICE_TOKEN: "bench-service-token-0123456789",
+      SIGNING_KEY_SECRET: "bench-signing-key-secret-0123456789abcdef",
+      REDIS_KEY_PREFIX: `arena_bench_${process.pid}:`,
+      // The limit is not what is measured: high enough never to answer 429.
+      TENANT_RATE_LIMIT: "1000000000",
+    });
+    services.push(gateway);
+    const token = await login(gateway.url);
+    const auth = { authorization: token };
+    const path = "/seasons";
+
+    console.log(`  warming up (${LOAD.warmupSeconds} s each)…`);
+    await load(`${upstream.url}${path}`, {}, LOAD.warmupSeconds);
+    await load(`${floor.url}${path}`, {}, LOAD.warmupSeconds);
+    await load(`${gateway.url}${path}`, auth, LOAD.warmupSeconds);
+    console.log(`  autocannon, ${LOAD.connections} connections, ${LOAD.durationSeconds} s each…`);
+    const direct = await load(`${upstream.url}${path}`, {}, LOAD.durationSeconds);
+    const expressFloor = await load(`${floor.url}${path}`, {}, LOAD.durationSeconds);
+    const viaGateway = await load(`${gateway.url}${path}`, auth, LOAD.durationSeconds);
+    console.log(`  ${SEQUENTIAL_REQUESTS} sequential requests each…`);
+    const directTimes = await sequential(upstream.url, path, {});
+    const gatewayTimes = await sequential(gateway.url, path, auth);
+    const seq = {
+      directP50Ms: round3(median(directTimes)),
+      directP99Ms: round3(percentile(directTimes, 99)),
+      gatewayP50Ms: round3(median(gatewayTimes)),
+      gatewayP99Ms: round3(percentile(gatewayTimes, 99)),
+    };
+    return {
+      load: LOAD,
+      direct,
+      expressFloor,
+      gateway: viaGateway,
+      sequential: seq,
+      addedP50Ms: round3(viaGateway.p50Ms - direct.p50Ms),
+      addedSequentialP50Ms: round3(seq.gatewayP50Ms - seq.directP50Ms),
+      throughputShare: round3(viaGateway.requestsPerSecond / direct.requestsPerSecond),
+      throughputShareOfExpressFloor: round3(viaGateway.requestsPerSecond / expressFloor.requestsPerSecond),
+      targets: { addedP50Ms: 1, throughputShare: 0.7 },
+      gatewayPeakRssMiB: peakRssMiB(gateway.child.pid!),
+    };
+  } finally {
+    await Promise.all(services.map(stopService));
+  }
+}
+
+/** The figures as Markdown, for bench/results/latest.md. */
+export function gatewayProxyMarkdown(report: GatewayProxyReport): string {
+  const row = (name: string, f: LoadFigures) =>
+    `| ${name} | ${f.requestsPerSecond.toLocaleString("en")} | ${f.p50Ms} ms | ${f.p99Ms} ms | ${f.errors + f.non2xx} |`;
+  const s = report.sequential;
+  return [
+    `**Gateway proxy**: \`GET /seasons\` with an IdToken through the gateway (token and role check, the tenant's Redis rate limit, undici to the upstream) against the same constant-answer upstream called directly; autocannon, ${report.load.connections} connections, ${report.load.durationSeconds} s each.`,
+    "",
+    "| target | req/s | p50 | p99 | errors |",
+    "|---|---|---|---|---|",
+    row("upstream directly", report.direct),
+    row("service-kit express app, constant answer (floor)", report.expressFloor),
+    row("through the gateway", report.gateway),
+    "",
+    `One request at a time (hrtime, ${SEQUENTIAL_REQUESTS} each): direct p50 ${s.directP50Ms} ms / p99 ${s.directP99Ms} ms; gateway p50 ${s.gatewayP50Ms} ms / p99 ${s.gatewayP99Ms} ms.`,
+    "",
+    `Added at p50: ${report.addedSequentialP50Ms} ms one at a time, ${report.addedP50Ms} ms under load (target ≤ ${report.targets.addedP50Ms} ms). Throughput kept: ${(report.throughputShare * 100).toFixed(1)} % of direct (target ≥ ${report.targets.throughputShare * 100} %), ${(report.throughputShareOfExpressFloor * 100).toFixed(1)} % of the express floor. Gateway peak RSS ${report.gatewayPeakRssMiB} MiB.`,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,17 @@
+export { jwksRoutes } from "./jwks-routes.js";
+export {
+  prismaSigningKeyStore,
+  type SigningKeyDatabase,
+  type SigningKeyModel,
+  type TransactionalSigningKeyDatabase,
+} from "./prisma-signing-key-store.js";
+export { deriveSealingKey, open, seal } from "./sealed-box.js";
+export type { SigningKeyStore, SigningKeyTransaction, StoredSigningKey } from "./signing-key-store.js";
+export {
+  type ActiveSigningKey,
+  type Clock,
+  SIGNING_ALGORITHM,
+  SigningKeys,
+  type SigningKeysLogger,
+  type SigningKeysOptions,
+} from "./signing-keys.js";
