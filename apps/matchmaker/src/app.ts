@@ -4,7 +4,8 @@ import { rawJsonBody } from "./answer/raw-json-body.js";
 import { createInlineSpanScanner, type SpanScanner } from "./answer/span-scanner.js";
 import type { MatchmakerConfig } from "./config.js";
 import { createMatchmakingMetrics } from "./http/matchmaking-metrics.js";
-import { MatchmakingPipeline, mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
+import { MatchmakingPipeline } from "./http/matchmaking-pipeline.js";
+import { mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
 import { startWarmUp, type WarmUp } from "./warm-up.js";
 
 export interface MatchmakerDeps {

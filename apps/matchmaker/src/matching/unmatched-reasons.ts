@@ -16,7 +16,7 @@
  */
 import type { UnmatchedReason } from "@arena/contracts";
 import { matchScore, requiredScore } from "./match-quality.js";
-import type { QueueModel } from "./queue-model.js";
+import { constraintKey, type QueueModel } from "./queue-model.js";
 import type { TeamBalancer } from "./team-balancing.js";
 import type { FoundMatches, MatchGameMode, MatchTicket, SearchSettings } from "./types.js";
 
@@ -140,9 +140,10 @@ function unplaceableReason(
   let sameGroup = true;
   const from = model.unitMemberStart[u]!;
   const to = model.unitMemberStart[u + 1]!;
-  // Constraint groups live on tickets in the model only through units; compare the members' own keys.
+  // The model keeps groups per unit, so compare the members' canonical constraint keys.
+  const firstKey = constraintKey(first.exactEqualityConstraints);
   for (let m = from + 1; m < to && sameGroup; m++) {
-    sameGroup = sameConstraints(first, tickets[model.unitMembers[m]!]!);
+    sameGroup = constraintKey(tickets[model.unitMembers[m]!]!.exactEqualityConstraints) === firstKey;
   }
   if (!sameGroup) {
     return {
@@ -171,14 +172,6 @@ function unplaceableReason(
 function serverNamesOf(ticket: MatchTicket): string[] {
   const servers = ticket.servers;
   return Array.isArray(servers) ? (servers as string[]) : Object.keys(servers);
-}
-
-function sameConstraints(a: MatchTicket, b: MatchTicket): boolean {
-  const ca = a.exactEqualityConstraints ?? {};
-  const cb = b.exactEqualityConstraints ?? {};
-  const ka = Object.keys(ca);
-  if (ka.length !== Object.keys(cb).length) return false;
-  return ka.every((k) => Object.hasOwn(cb, k) && cb[k] === ca[k]);
 }
 
 interface WindowScore {
