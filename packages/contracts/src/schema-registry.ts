@@ -61,9 +61,12 @@ import { PlayerListSchema, SubmitPlayersRequestSchema, SubmitPlayersResponseSche
 import { ProblemSchema } from "./problem.js";
 import {
   CreateSeasonRequestSchema,
+  PlayerHistoryQuerySchema,
+  PlayerHistorySchema,
   PlayerStatsSchema,
   RestPlayerStatsSchema,
   SeasonListSchema,
+  SeasonResetRequestSchema,
   SeasonSchema,
 } from "./statistics.js";
 
@@ -125,6 +128,9 @@ const topLevelSchemas = [
   SeasonSchema,
   SeasonListSchema,
   CreateSeasonRequestSchema,
+  SeasonResetRequestSchema,
+  PlayerHistoryQuerySchema,
+  PlayerHistorySchema,
   LeaderboardRequestSchema,
   LeaderboardResponseSchema,
   // WebSocket messages

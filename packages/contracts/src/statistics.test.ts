@@ -21,6 +21,7 @@ assertType<Equal<CreateSeasonRequest["ratingCarryOver"], number | undefined>>();
 
 const modeStats = {
   mode: "2v2",
+  gameId: "ranked-2v2",
   matchesPlayed: 12,
   wins: 7,
   losses: 4,
