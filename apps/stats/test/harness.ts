@@ -158,3 +158,41 @@ export async function playMatch(
   if (res.status !== 200) throw new Error(`completion answered ${res.status}: ${res.text}`);
   return { matchId, body: res.body as { players: Array<Record<string, unknown> & { playerId: string }> } };
 }
+
+export interface SeedEntry {
+  playerId: string;
+  points: number;
+  /** Seconds after 2026-01-01 when the points were reached. */
+  at: number;
+  seq?: number;
+}
+
+/** Writes statistics rows straight into PostgreSQL (the board then comes from a rebuild). */
+export async function seedBoard(
+  db: Database,
+  tenantId: string,
+  gameId: string,
+  season: number,
+  entries: SeedEntry[],
+) {
+  const base = Date.UTC(2026, 0, 1);
+  await db.player.createMany({
+    data: entries.map((e) => ({ tenantId, playerId: e.playerId, seq: BigInt(e.seq ?? 1) })),
+    skipDuplicates: true,
+  });
+  await db.playerStat.createMany({
+    data: entries.map((e) => ({
+      tenantId,
+      gameId,
+      season,
+      playerId: e.playerId,
+      mu: 25,
+      sigma: 25 / 3,
+      rankingPoints: e.points,
+      pointsChangedAt: new Date(base + e.at * 1000),
+      matches: 1,
+      boardSeq: BigInt(e.seq ?? 1),
+      updatedAt: new Date(base),
+    })),
+  });
+}

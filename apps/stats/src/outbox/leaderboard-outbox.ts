@@ -34,9 +34,9 @@ export class LeaderboardOutbox {
   constructor(private readonly options: OutboxOptions) {}
 
   /** One pass: applies up to `batchSize` rows; answers how many were applied and how many remain. */
-  async drainOnce(): Promise<{ applied: number; remaining: number }> {
+  async drainOnce(options: { minAgeMs?: number } = {}): Promise<{ applied: number; remaining: number }> {
     const { db, stats, leaderboards } = this.options;
-    const minAge = `${this.options.minAgeMs ?? 2_000} milliseconds`;
+    const minAge = `${options.minAgeMs ?? this.options.minAgeMs ?? 2_000} milliseconds`;
     const limit = this.options.batchSize ?? 100;
     const applied = await db.$transaction(
       async (tx) => {
