@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrateDatabase } from "@arena/database";
@@ -6,6 +6,7 @@ import { round } from "./http-timing.js";
 import { type BenchReport, markdownReport } from "./markdown-report.js";
 import { runSpeedBenchmark } from "./matchmaker-speed.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
+import { runStatsBenchmark } from "./stats-benchmark.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const resultsFile = join(root, "bench", "results", "latest.json");
@@ -50,8 +51,42 @@ async function startLicensedMatchmaker(started: Service[]): Promise<Service[]> {
   return [license, matchmaker];
 }
 
+/**
+ * `BENCH_ONLY=matchmaker` or `BENCH_ONLY=stats` runs one part; the other part's figures are kept
+ * from the previous report, so latest.json and latest.md always hold both.
+ */
 async function main(): Promise<void> {
   const started = new Date();
+  const only = process.env.BENCH_ONLY;
+  const previous: Partial<BenchReport> = existsSync(resultsFile)
+    ? (JSON.parse(readFileSync(resultsFile, "utf8")) as Partial<BenchReport>)
+    : {};
+  const matchmaker = only === "stats" ? undefined : await runMatchmakerPart();
+  let stats = previous.stats;
+  if (only !== "matchmaker") {
+    console.log("\nStats service (leaderboard reads, completions, rebuild):");
+    stats = await runStatsBenchmark(root);
+  }
+  const base = matchmaker ?? previous;
+  if (!base.matchmakerSpeed) throw new Error("no matchmaker figures: run the whole benchmark once first");
+  const report: BenchReport = {
+    generatedAt: started.toISOString(),
+    machine: { node: process.version, cpus: (await import("node:os")).cpus().length },
+    matchmakerSpeed: base.matchmakerSpeed,
+    growth: base.growth!,
+    memory: base.memory!,
+    quality: base.quality,
+    ...(stats === undefined ? {} : { stats }),
+  };
+  mkdirSync(dirname(resultsFile), { recursive: true });
+  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report));
+  console.log(`\nWritten to ${resultsFile}`);
+}
+
+async function runMatchmakerPart(): Promise<
+  Pick<BenchReport, "matchmakerSpeed" | "growth" | "memory" | "quality">
+> {
   console.log("Matchmaker speed (median wall time per request over HTTP, same body to both):");
   const services: Service[] = [];
   let speed: Awaited<ReturnType<typeof runSpeedBenchmark>>;
@@ -88,23 +123,12 @@ async function main(): Promise<void> {
   const quality = await runQuality();
   console.log(quality.text);
 
-  const report: BenchReport = {
-    generatedAt: started.toISOString(),
-    machine: { node: process.version, cpus: (await import("node:os")).cpus().length },
-    matchmakerSpeed: speed,
-    growth,
-    memory,
-    quality: quality.report,
-  };
-  mkdirSync(dirname(resultsFile), { recursive: true });
-  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report));
   console.log("\nSpeed:");
   console.table(speed);
   console.log("Growth 10k → 100k (n log n = ×12.5):");
   console.table(growth);
   console.log(`Peak RSS: matchmaker ${memory.matchmakerPeakRssMiB} MiB, echo ${memory.echoPeakRssMiB} MiB`);
-  console.log(`\nWritten to ${resultsFile}`);
+  return { matchmakerSpeed: speed, growth, memory, quality: quality.report };
 }
 
 /** The quality benchmark lives with the algorithm, in the matchmaker's build. */

@@ -11,7 +11,7 @@ import {
 import { requireServiceToken } from "./access/service-auth.js";
 import type { Clock } from "./clock.js";
 import type { StatsConfig } from "./config.js";
-import { type Database, databaseReadiness } from "./db.js";
+import { type Database, databaseReadiness, type SqlPool } from "./db.js";
 import { gameRoutes } from "./games/game-routes.js";
 import { GameStore } from "./games/game-store.js";
 import { leaderboardRoutes } from "./leaderboards/leaderboard-routes.js";
@@ -28,6 +28,8 @@ import { SeasonStore } from "./seasons/season-store.js";
 
 export interface StatsAppDeps {
   db: Database;
+  /** The pool `db` runs on, for the hot paths that bypass Prisma. */
+  pool: SqlPool;
   redis: Redis;
   keys: RedisKeys;
   clock: Clock;
@@ -47,7 +49,7 @@ export interface StatsApp extends ServiceApp {
 }
 
 export function createApp(deps: StatsAppDeps): StatsApp {
-  const { db, redis, keys, clock, config, logger } = deps;
+  const { db, pool, redis, keys, clock, config, logger } = deps;
   // Registered with the app's registry below, once createServiceApp has made it.
   const metrics = {
     completions: new Counter({
@@ -88,7 +90,7 @@ export function createApp(deps: StatsAppDeps): StatsApp {
 
   const games = new GameStore(db, clock);
   const seasons = new SeasonStore(db, clock);
-  const stats = new PlayerStatsStore(db);
+  const stats = new PlayerStatsStore(db, pool);
   const matches = new MatchStore(db);
   const leaderboards = new LeaderboardStore({
     redis,
@@ -104,7 +106,7 @@ export function createApp(deps: StatsAppDeps): StatsApp {
     },
   });
   const completion = new MatchCompletion({
-    db,
+    pool,
     clock,
     seasons,
     leaderboards,

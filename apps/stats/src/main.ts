@@ -3,7 +3,7 @@ import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-
 import { createApp } from "./app.js";
 import { systemClock } from "./clock.js";
 import { loadStatsConfig } from "./config.js";
-import { createDatabaseClient } from "./db.js";
+import { createDatabaseClient, createPool } from "./db.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
 
 function readConfig() {
@@ -18,12 +18,14 @@ function readConfig() {
 
 const config = readConfig();
 const logger = createLogger({ name: "stats", level: config.LOG_LEVEL });
-const db = createDatabaseClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+const pool = createPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+const db = createDatabaseClient(pool);
 const redis = createRedis(config.REDIS_URL, { connectionName: "stats" });
 try {
   await assertSchemaIsCurrent(db);
   const stats = createApp({
     db,
+    pool,
     redis,
     keys: redisKeys(config.REDIS_KEY_PREFIX),
     clock: systemClock,
@@ -39,12 +41,13 @@ try {
     logger,
     lifecycle: stats.lifecycle,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    onClose: [() => stats.outbox.stop(), () => closeRedis(redis), () => db.$disconnect()],
+    onClose: [() => stats.outbox.stop(), () => closeRedis(redis), () => db.$disconnect(), () => pool.end()],
   });
   stopOnSignals(running, logger);
 } catch (err) {
   logger.fatal({ err }, `stats service failed to start: ${(err as Error).message}`);
   await db.$disconnect();
+  await pool.end();
   await closeRedis(redis);
   process.exit(1);
 }

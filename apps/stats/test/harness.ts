@@ -5,7 +5,7 @@ import { createLogger } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, type StatsApp } from "../src/app.js";
 import type { Clock } from "../src/clock.js";
-import { createDatabaseClient, type Database } from "../src/db.js";
+import { createDatabaseClient, createPool, type Database } from "../src/db.js";
 import { migrationsDir, schemaPath } from "../src/schema-version.js";
 
 export const SERVICE_TOKEN = "test-service-token-0123456789";
@@ -53,12 +53,14 @@ export async function createHarness(): Promise<Harness> {
   const instances: StatsInstance[] = [];
 
   const startInstance = async (options: { redisUrl?: string } = {}): Promise<StatsInstance> => {
-    const db = createDatabaseClient(database.url, 10);
+    const pool = createPool(database.url, 10);
+    const db = createDatabaseClient(pool);
     // Like production: commands fail at once while Redis is unreachable (no offline queue).
     const redis = createRedis(options.redisUrl ?? testRedis.url, { connectionName: "stats-test" });
     const logger = createLogger({ name: "stats", level: "silent" });
     const stats = createApp({
       db,
+      pool,
       redis,
       keys: testRedis.keys,
       clock,
@@ -74,6 +76,7 @@ export async function createHarness(): Promise<Harness> {
         await stats.outbox.stop();
         await closeRedis(redis);
         await db.$disconnect();
+        await pool.end();
       },
     };
     instances.push(instance);

@@ -218,7 +218,7 @@ export class LeaderboardStore {
     const suffix = randomBytes(6).toString("hex");
     const tmp = `${k.board}:tmp-${suffix}`;
     const tmpSeqs = `${k.seqs}:tmp-${suffix}`;
-    const pageSize = this.options.rebuildPageSize ?? 10_000;
+    const pageSize = this.options.rebuildPageSize ?? 20_000;
     let entries = 0;
     try {
       let after: string | undefined;

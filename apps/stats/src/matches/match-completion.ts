@@ -1,7 +1,7 @@
 import type { CompleteMatchRequest, CompleteMatchResponse, PlayerResult } from "@arena/contracts";
 import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
-import type { Database, Prisma } from "../db.js";
+import type { SqlClient, SqlPool } from "../db.js";
 import type { BoardEntry, BoardRef, LeaderboardStore } from "../leaderboards/leaderboard-store.js";
 import { displayRating, displayUncertainty } from "../ratings/display-scale.js";
 import { nextRankingPoints } from "../ratings/ranking-points.js";
@@ -15,7 +15,7 @@ export interface CompletionMetrics {
 }
 
 export interface MatchCompletionDeps {
-  db: Database;
+  pool: SqlPool;
   clock: Clock;
   seasons: SeasonStore;
   leaderboards: LeaderboardStore;
@@ -28,27 +28,31 @@ export interface CompletionOutcome {
   replayed: boolean;
 }
 
-type Tx = Prisma.TransactionClient;
-
 interface LockedPlayer {
   player_id: string;
-  seq: bigint;
+  /** int8 arrives as text from pg. */
+  seq: string;
   total_matches: number;
   total_wins: number;
   total_losses: number;
   total_draws: number;
 }
 
-interface CurrentStats {
+/** Per player: its latest row of this game up to this season, and its other games this season. */
+interface StartingPoint {
   player_id: string;
-  mu: number;
-  sigma: number;
-  ranking_points: number;
-  points_changed_at: Date;
-  wins: number;
-  losses: number;
-  draws: number;
-  matches: number;
+  season: number | null;
+  mu: number | null;
+  sigma: number | null;
+  ranking_points: number | null;
+  points_changed_at: Date | null;
+  wins: number | null;
+  losses: number | null;
+  draws: number | null;
+  matches: number | null;
+  other_wins: number;
+  other_losses: number;
+  other_matches: number;
 }
 
 interface PlayerUpdate {
@@ -75,6 +79,10 @@ interface PlayerUpdate {
  * Completing a match: ratings, counts, ranking points, history and the stored answer in one
  * PostgreSQL transaction keyed by the match, then the leaderboard write in Redis.
  *
+ * The transaction runs on a pooled `pg` connection with few round trips (lock the match and read
+ * its roster; create and lock the players; read their starting points; one statement writing
+ * statistics, totals, history, the match and the outbox), since it is the service's hot write.
+ *
  * - The match row is locked first: a replay waits for the first completion and then gets its
  *   stored answer (same body) or a 409 (a different one).
  * - Players are locked (created if new) in playerId order, so completions sharing a player
@@ -99,11 +107,26 @@ export class MatchCompletion {
     const season = await this.deps.seasons.current(tenantId);
     const now = this.deps.clock.now();
 
-    const result = await this.deps.db.$transaction(
-      (tx) =>
-        this.inTransaction(tx, { tenantId, gameId, matchId, body, canonical, season: season.number, now }),
-      { maxWait: 10_000, timeout: 20_000 },
-    );
+    const client = await this.deps.pool.connect();
+    let result: Awaited<ReturnType<MatchCompletion["inTransaction"]>>;
+    try {
+      await client.query("BEGIN");
+      result = await this.inTransaction(client, {
+        tenantId,
+        gameId,
+        matchId,
+        body,
+        canonical,
+        season: season.number,
+        now,
+      });
+      await client.query("COMMIT");
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
     if (result.kind === "committed") {
       await this.publish({ tenantId, gameId, season: season.number }, result.entries, result.outboxId);
     }
@@ -115,20 +138,17 @@ export class MatchCompletion {
   }
 
   /** Sends committed entries to the leaderboard; the outbox row goes once Redis has them. */
-  private async publish(ref: BoardRef, entries: BoardEntry[], outboxId: bigint): Promise<void> {
+  private async publish(ref: BoardRef, entries: BoardEntry[], outboxId: string): Promise<void> {
     try {
       await this.deps.leaderboards.write(ref, entries);
-      await this.deps.db.$executeRaw`DELETE FROM leaderboard_outbox WHERE id = ${outboxId}`;
+      await this.deps.pool.query("DELETE FROM leaderboard_outbox WHERE id = $1", [outboxId]);
     } catch (err) {
-      this.deps.logger.warn(
-        { err, outboxId: outboxId.toString() },
-        "leaderboard write deferred to the outbox",
-      );
+      this.deps.logger.warn({ err, outboxId }, "leaderboard write deferred to the outbox");
     }
   }
 
   private async inTransaction(
-    tx: Tx,
+    tx: SqlClient,
     c: {
       tenantId: string;
       gameId: string;
@@ -140,13 +160,23 @@ export class MatchCompletion {
     },
   ): Promise<
     | { kind: "replayed"; answer: CompleteMatchResponse }
-    | { kind: "committed"; answer: CompleteMatchResponse; entries: BoardEntry[]; outboxId: bigint }
+    | { kind: "committed"; answer: CompleteMatchResponse; entries: BoardEntry[]; outboxId: string }
   > {
     const { tenantId, gameId, matchId, body, season, now } = c;
-    const [match] = await tx.$queryRaw<
-      Array<{ game_id: string; status: string; result_request: string | null; result_answer: unknown }>
-    >`SELECT game_id, status::text AS status, result_request, result_answer FROM matches
-       WHERE tenant_id = ${tenantId} AND match_id = ${matchId} FOR UPDATE`;
+    const matchRows = await tx.query<{
+      game_id: string;
+      status: string;
+      result_request: string | null;
+      result_answer: unknown;
+      roster: Array<[string, boolean]>;
+    }>(
+      `SELECT m.game_id, m.status::text AS status, m.result_request, m.result_answer,
+              (SELECT coalesce(json_agg(json_build_array(p.player_id, p.dropped_at IS NOT NULL)), '[]'::json)
+                 FROM match_players p WHERE p.tenant_id = m.tenant_id AND p.match_id = m.match_id) AS roster
+         FROM matches m WHERE m.tenant_id = $1 AND m.match_id = $2 FOR UPDATE OF m`,
+      [tenantId, matchId],
+    );
+    const match = matchRows.rows[0];
     if (!match || match.game_id !== gameId) {
       throw new AppError("NOT_FOUND", `Match ${matchId} of game ${gameId} does not exist`);
     }
@@ -162,46 +192,53 @@ export class MatchCompletion {
         `Match ${matchId} is ${match.status}; only a confirmed match can be completed`,
       );
     }
-    const roster = await tx.$queryRaw<Array<{ player_id: string; dropped: boolean }>>`
-      SELECT player_id, dropped_at IS NOT NULL AS dropped FROM match_players
-       WHERE tenant_id = ${tenantId} AND match_id = ${matchId}`;
     const errors = rosterErrors(
       body,
-      roster.map((r) => ({ playerId: r.player_id, dropped: r.dropped })),
+      match.roster.map(([playerId, dropped]) => ({ playerId, dropped })),
     );
     if (errors.length > 0) throw AppError.validation(errors);
 
-    const ids = body.teams.flatMap((t) => t.players.map((p) => p.playerId));
-    const sorted = [...ids].sort();
+    const sorted = body.teams.flatMap((t) => t.players.map((p) => p.playerId)).sort();
     // Creates new players and locks every one, in a fixed order (no deadlock between completions).
-    const locked = await tx.$queryRaw<LockedPlayer[]>`
-      INSERT INTO players (tenant_id, player_id, updated_at)
-      SELECT ${tenantId}, id, ${now} FROM unnest(${sorted}::text[]) AS id
-      ON CONFLICT (tenant_id, player_id) DO UPDATE SET updated_at = EXCLUDED.updated_at
-      RETURNING player_id, seq, total_matches, total_wins, total_losses, total_draws`;
-    const playerRows = new Map(locked.map((p) => [p.player_id, p]));
-
-    const current = await tx.$queryRaw<CurrentStats[]>`
-      SELECT player_id, mu, sigma, ranking_points, points_changed_at, wins, losses, draws, matches
-        FROM player_stats
-       WHERE tenant_id = ${tenantId} AND game_id = ${gameId} AND season = ${season}
-         AND player_id = ANY(${sorted}::text[])`;
-    const stats = new Map(current.map((s) => [s.player_id, s]));
-    const ratings = await this.startingRatings(
-      tx,
-      c,
-      sorted.filter((id) => !stats.has(id)),
+    const locked = await tx.query<LockedPlayer>(
+      `INSERT INTO players (tenant_id, player_id, updated_at)
+       SELECT $1, id, $3 FROM unnest($2::text[]) AS id
+       ON CONFLICT (tenant_id, player_id) DO UPDATE SET updated_at = EXCLUDED.updated_at
+       RETURNING player_id, seq, total_matches, total_wins, total_losses, total_draws`,
+      [tenantId, sorted, now],
     );
-    for (const s of current) ratings.set(s.player_id, { mu: s.mu, sigma: s.sigma });
+    const playerRows = new Map(locked.rows.map((p) => [p.player_id, p]));
+    // Read after the locks: a completion that shared a player has committed by now.
+    const starts = await tx.query<StartingPoint>(
+      `SELECT ids.id AS player_id, s.season, s.mu, s.sigma, s.ranking_points, s.points_changed_at,
+              s.wins, s.losses, s.draws, s.matches, o.wins AS other_wins, o.losses AS other_losses,
+              o.matches AS other_matches
+         FROM unnest($4::text[]) AS ids(id)
+         LEFT JOIN LATERAL (
+              SELECT season, mu, sigma, ranking_points, points_changed_at, wins, losses, draws, matches
+                FROM player_stats ps
+               WHERE ps.tenant_id = $1 AND ps.player_id = ids.id AND ps.game_id = $2 AND ps.season <= $3
+               ORDER BY season DESC LIMIT 1) s ON true
+         LEFT JOIN LATERAL (
+              SELECT coalesce(sum(wins), 0)::int AS wins, coalesce(sum(losses), 0)::int AS losses,
+                     coalesce(sum(matches), 0)::int AS matches
+                FROM player_stats ps
+               WHERE ps.tenant_id = $1 AND ps.player_id = ids.id AND ps.season = $3 AND ps.game_id <> $2) o ON true`,
+      [tenantId, gameId, season, sorted],
+    );
+    const start = new Map(starts.rows.map((r) => [r.player_id, r]));
+    const ratings = await this.startingRatings(c, starts.rows);
 
     const rated = rateMatch(
       body.teams.map((t) => ({ rank: t.rank, players: t.players.map((p) => ratings.get(p.playerId)!) })),
     );
     const updates: PlayerUpdate[] = [];
-    body.teams.forEach((team, t) => {
+    for (const [t, team] of body.teams.entries()) {
       const teamResult = rated[t]!;
-      team.players.forEach((p, i) => {
-        const before = stats.get(p.playerId);
+      for (const [i, p] of team.players.entries()) {
+        const row = start.get(p.playerId)!;
+        // This season's row of this game, if the player has one (else it starts from zero).
+        const before = row.season === season ? row : undefined;
         const pointsBefore = before?.ranking_points ?? 0;
         const pointsAfter = nextRankingPoints({
           current: pointsBefore,
@@ -226,7 +263,8 @@ export class MatchCompletion {
           pointsBefore,
           pointsAfter,
           // A result that leaves the points unchanged keeps the time they were reached.
-          pointsChangedAt: before && pointsAfter === pointsBefore ? before.points_changed_at : now,
+          pointsChangedAt:
+            before?.points_changed_at && pointsAfter === pointsBefore ? before.points_changed_at : now,
           wins: (before?.wins ?? 0) + won,
           losses: (before?.losses ?? 0) + lost,
           draws: (before?.draws ?? 0) + drew,
@@ -239,58 +277,52 @@ export class MatchCompletion {
             draws: player.total_draws + drew,
           },
         });
-      });
-    });
-
-    await this.writeStats(tx, c, updates);
-    const seasonSums = await tx.$queryRaw<
-      Array<{ player_id: string; wins: number; losses: number; matches: number }>
-    >`
-      SELECT player_id, SUM(wins)::int AS wins, SUM(losses)::int AS losses, SUM(matches)::int AS matches
-        FROM player_stats
-       WHERE tenant_id = ${tenantId} AND season = ${season} AND player_id = ANY(${sorted}::text[])
-       GROUP BY player_id`;
-    const sums = new Map(seasonSums.map((s) => [s.player_id, s]));
+      }
+    }
     const answer: CompleteMatchResponse = {
-      players: updates.map((u) => playerResult(u, sums.get(u.playerId)!, season)),
+      players: updates.map((u) => {
+        const other = start.get(u.playerId)!;
+        return playerResult(
+          u,
+          {
+            wins: other.other_wins + u.wins,
+            losses: other.other_losses + u.losses,
+            matches: other.other_matches + u.matches,
+          },
+          season,
+        );
+      }),
     };
-    await this.writeResults(tx, c, updates);
-    await tx.$executeRaw`
-      UPDATE matches SET status = 'completed'::"MatchStatus", completed_at = ${now}, updated_at = ${now},
-             result_request = ${c.canonical}, result_answer = ${JSON.stringify(answer)}::jsonb
-       WHERE tenant_id = ${tenantId} AND match_id = ${matchId}`;
-    const [outbox] = await tx.$queryRaw<Array<{ id: bigint }>>`
-      INSERT INTO leaderboard_outbox (tenant_id, game_id, season, player_ids)
-      VALUES (${tenantId}, ${gameId}, ${season}, ${sorted}::text[]) RETURNING id`;
+    const outboxId = await this.write(tx, c, updates, answer, sorted);
     const entries = updates.map((u) => ({
       playerId: u.playerId,
       points: u.pointsAfter,
       reachedAt: u.pointsChangedAt,
       seq: u.seq,
     }));
-    return { kind: "committed", answer, entries, outboxId: BigInt(outbox!.id) };
+    return { kind: "committed", answer, entries, outboxId };
   }
 
   /**
-   * Ratings of players new to this game's season: their latest earlier season's rating moved
-   * toward the default by each season start since (carry-over), or the default for a new player.
+   * Ratings before the match. A player new to this game's season starts from its latest earlier
+   * season's rating moved toward the default by each season start since (carry-over), or from
+   * the default if it never played the game.
    */
   private async startingRatings(
-    tx: Tx,
     c: { tenantId: string; gameId: string; season: number },
-    playerIds: string[],
+    rows: readonly StartingPoint[],
   ): Promise<Map<string, Rating>> {
     const ratings = new Map<string, Rating>();
-    if (playerIds.length === 0) return ratings;
-    const earlier = await tx.$queryRaw<
-      Array<{ player_id: string; season: number; mu: number; sigma: number }>
-    >`
-      SELECT DISTINCT ON (player_id) player_id, season, mu, sigma FROM player_stats
-       WHERE tenant_id = ${c.tenantId} AND game_id = ${c.gameId} AND season < ${c.season}
-         AND player_id = ANY(${playerIds}::text[])
-       ORDER BY player_id, season DESC`;
     const factorsFrom = new Map<number, number[]>();
-    for (const row of earlier) {
+    for (const row of rows) {
+      if (row.season === null || row.mu === null || row.sigma === null) {
+        ratings.set(row.player_id, { ...DEFAULT_RATING });
+        continue;
+      }
+      if (row.season === c.season) {
+        ratings.set(row.player_id, { mu: row.mu, sigma: row.sigma });
+        continue;
+      }
       let factors = factorsFrom.get(row.season);
       if (!factors) {
         factors = await this.deps.seasons.carryOverFactors(c.tenantId, c.gameId, row.season, c.season);
@@ -298,60 +330,92 @@ export class MatchCompletion {
       }
       ratings.set(row.player_id, carryOver({ mu: row.mu, sigma: row.sigma }, factors));
     }
-    for (const id of playerIds) if (!ratings.has(id)) ratings.set(id, { ...DEFAULT_RATING });
     return ratings;
   }
 
-  private async writeStats(
-    tx: Tx,
-    c: { tenantId: string; gameId: string; season: number; now: Date },
+  /**
+   * One statement (data-modifying CTEs all run): statistics rows, player totals and sequences,
+   * history, the match's result, and the outbox row, whose id it answers.
+   */
+  private async write(
+    tx: SqlClient,
+    c: { tenantId: string; gameId: string; matchId: string; season: number; now: Date; canonical: string },
     u: PlayerUpdate[],
-  ) {
+    answer: CompleteMatchResponse,
+    sortedIds: string[],
+  ): Promise<string> {
     const col = <T>(f: (x: PlayerUpdate) => T) => u.map(f);
-    await tx.$executeRaw`
-      INSERT INTO player_stats (tenant_id, game_id, season, player_id, mu, sigma, ranking_points,
-             points_changed_at, wins, losses, draws, matches, rating_delta_last_game,
-             ranking_delta_last_game, board_seq, updated_at)
-      SELECT ${c.tenantId}, ${c.gameId}, ${c.season}, v.*, ${c.now}::timestamptz FROM unnest(
-             ${col((x) => x.playerId)}::text[], ${col((x) => x.after.mu)}::float8[],
-             ${col((x) => x.after.sigma)}::float8[], ${col((x) => x.pointsAfter)}::int[],
-             ${col((x) => x.pointsChangedAt.toISOString())}::timestamptz[], ${col((x) => x.wins)}::int[],
-             ${col((x) => x.losses)}::int[], ${col((x) => x.draws)}::int[], ${col((x) => x.matches)}::int[],
-             ${col((x) => displayRating(x.after) - displayRating(x.before))}::float8[],
-             ${col((x) => x.pointsAfter - x.pointsBefore)}::int[], ${col((x) => x.seq.toString())}::bigint[]) AS v
-      ON CONFLICT (tenant_id, game_id, season, player_id) DO UPDATE SET
-             mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, ranking_points = EXCLUDED.ranking_points,
-             points_changed_at = EXCLUDED.points_changed_at, wins = EXCLUDED.wins, losses = EXCLUDED.losses,
-             draws = EXCLUDED.draws, matches = EXCLUDED.matches,
-             rating_delta_last_game = EXCLUDED.rating_delta_last_game,
-             ranking_delta_last_game = EXCLUDED.ranking_delta_last_game,
-             board_seq = EXCLUDED.board_seq, updated_at = EXCLUDED.updated_at`;
-    await tx.$executeRaw`
-      UPDATE players AS p SET seq = v.seq, total_matches = v.m, total_wins = v.w, total_losses = v.l,
-             total_draws = v.d, updated_at = ${c.now}
-        FROM unnest(${col((x) => x.playerId)}::text[], ${col((x) => x.seq.toString())}::bigint[],
-             ${col((x) => x.totals.matches)}::int[], ${col((x) => x.totals.wins)}::int[],
-             ${col((x) => x.totals.losses)}::int[], ${col((x) => x.totals.draws)}::int[]) AS v(id, seq, m, w, l, d)
-       WHERE p.tenant_id = ${c.tenantId} AND p.player_id = v.id`;
-  }
-
-  private async writeResults(
-    tx: Tx,
-    c: { tenantId: string; gameId: string; matchId: string; season: number; now: Date },
-    u: PlayerUpdate[],
-  ) {
-    const col = <T>(f: (x: PlayerUpdate) => T) => u.map(f);
-    await tx.$executeRaw`
-      INSERT INTO match_results (tenant_id, match_id, game_id, season, completed_at, player_id, team_index,
-             team_rank, outcome, score, predicted_win, mu_before, sigma_before, mu_after, sigma_after,
-             points_before, points_after)
-      SELECT ${c.tenantId}, ${c.matchId}, ${c.gameId}, ${c.season}, ${c.now}::timestamptz, v.* FROM unnest(
-             ${col((x) => x.playerId)}::text[], ${col((x) => x.teamIndex)}::int[], ${col((x) => x.teamRank)}::int[],
-             ${col((x) => x.outcome)}::"Outcome"[], ${col((x) => x.score)}::float8[],
-             ${col((x) => x.predictedWin)}::float8[], ${col((x) => x.before.mu)}::float8[],
-             ${col((x) => x.before.sigma)}::float8[], ${col((x) => x.after.mu)}::float8[],
-             ${col((x) => x.after.sigma)}::float8[], ${col((x) => x.pointsBefore)}::int[],
-             ${col((x) => x.pointsAfter)}::int[]) AS v`;
+    const params = [
+      c.tenantId, // $1
+      c.gameId, // $2
+      c.season, // $3
+      c.now, // $4
+      c.matchId, // $5
+      col((x) => x.playerId), // $6
+      col((x) => x.after.mu), // $7
+      col((x) => x.after.sigma), // $8
+      col((x) => x.pointsAfter), // $9
+      col((x) => x.pointsChangedAt), // $10
+      col((x) => x.wins), // $11
+      col((x) => x.losses), // $12
+      col((x) => x.draws), // $13
+      col((x) => x.matches), // $14
+      col((x) => Math.round((displayRating(x.after) - displayRating(x.before)) * 100) / 100), // $15
+      col((x) => x.pointsAfter - x.pointsBefore), // $16
+      col((x) => x.seq.toString()), // $17
+      col((x) => x.totals.matches), // $18
+      col((x) => x.totals.wins), // $19
+      col((x) => x.totals.losses), // $20
+      col((x) => x.totals.draws), // $21
+      col((x) => x.teamIndex), // $22
+      col((x) => x.teamRank), // $23
+      col((x) => x.outcome), // $24
+      col((x) => x.score), // $25
+      col((x) => x.predictedWin), // $26
+      col((x) => x.before.mu), // $27
+      col((x) => x.before.sigma), // $28
+      col((x) => x.pointsBefore), // $29
+      c.canonical, // $30
+      JSON.stringify(answer), // $31
+      sortedIds, // $32
+    ];
+    const { rows } = await tx.query<{ id: string }>(
+      `WITH stats AS (
+         INSERT INTO player_stats (tenant_id, game_id, season, player_id, mu, sigma, ranking_points,
+                points_changed_at, wins, losses, draws, matches, rating_delta_last_game,
+                ranking_delta_last_game, board_seq, updated_at)
+         SELECT $1, $2, $3, v.*, $4 FROM unnest($6::text[], $7::float8[], $8::float8[], $9::int[],
+                $10::timestamptz[], $11::int[], $12::int[], $13::int[], $14::int[], $15::float8[], $16::int[],
+                $17::bigint[]) AS v
+         ON CONFLICT (tenant_id, game_id, season, player_id) DO UPDATE SET
+                mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, ranking_points = EXCLUDED.ranking_points,
+                points_changed_at = EXCLUDED.points_changed_at, wins = EXCLUDED.wins,
+                losses = EXCLUDED.losses, draws = EXCLUDED.draws, matches = EXCLUDED.matches,
+                rating_delta_last_game = EXCLUDED.rating_delta_last_game,
+                ranking_delta_last_game = EXCLUDED.ranking_delta_last_game,
+                board_seq = EXCLUDED.board_seq, updated_at = EXCLUDED.updated_at),
+       totals AS (
+         UPDATE players AS p SET seq = v.seq, total_matches = v.m, total_wins = v.w, total_losses = v.l,
+                total_draws = v.d, updated_at = $4
+           FROM unnest($6::text[], $17::bigint[], $18::int[], $19::int[], $20::int[], $21::int[])
+                AS v(id, seq, m, w, l, d)
+          WHERE p.tenant_id = $1 AND p.player_id = v.id),
+       history AS (
+         INSERT INTO match_results (tenant_id, match_id, game_id, season, completed_at, player_id,
+                team_index, team_rank, outcome, score, predicted_win, mu_before, sigma_before, mu_after,
+                sigma_after, points_before, points_after)
+         SELECT $1, $5, $2, $3, $4, v.* FROM unnest($6::text[], $22::int[], $23::int[], $24::"Outcome"[],
+                $25::float8[], $26::float8[], $27::float8[], $28::float8[], $7::float8[], $8::float8[],
+                $29::int[], $9::int[]) AS v),
+       result AS (
+         UPDATE matches SET status = 'completed', completed_at = $4, updated_at = $4,
+                result_request = $30, result_answer = $31::jsonb
+          WHERE tenant_id = $1 AND match_id = $5)
+       INSERT INTO leaderboard_outbox (tenant_id, game_id, season, player_ids)
+       VALUES ($1, $2, $3, $32::text[]) RETURNING id`,
+      params,
+    );
+    return rows[0]!.id;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Database } from "../db.js";
+import type { Database, SqlPool } from "../db.js";
 import type { BoardEntry, BoardRef, BoardSource } from "../leaderboards/leaderboard-store.js";
 
 export interface PlayerTotals {
@@ -50,12 +50,17 @@ interface RawBoardRow {
   player_id: string;
   ranking_points: number;
   points_changed_at: Date;
-  board_seq: bigint;
+  /** int8 arrives as text from pg. */
+  board_seq: string;
 }
 
 /** Reads of players' statistics in PostgreSQL (the completion writes them, in matches/). */
 export class PlayerStatsStore implements BoardSource {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Rebuild pages go straight to pg: a million rows through Prisma cost seconds of CPU. */
+    private readonly pool: SqlPool,
+  ) {}
 
   async totals(tenantId: string, playerId: string): Promise<PlayerTotals | undefined> {
     const row = await this.db.player.findUnique({
@@ -85,26 +90,22 @@ export class PlayerStatsStore implements BoardSource {
 
   /** A page of a board's entries, by playerId (the primary key's order): what a rebuild reads. */
   async page(board: BoardRef, afterPlayerId: string | undefined, limit: number): Promise<BoardEntry[]> {
-    const rows =
-      afterPlayerId === undefined
-        ? await this.db.$queryRaw<RawBoardRow[]>`
-            SELECT player_id, ranking_points, points_changed_at, board_seq FROM player_stats
-             WHERE tenant_id = ${board.tenantId} AND game_id = ${board.gameId} AND season = ${board.season}
-             ORDER BY player_id LIMIT ${limit}`
-        : await this.db.$queryRaw<RawBoardRow[]>`
-            SELECT player_id, ranking_points, points_changed_at, board_seq FROM player_stats
-             WHERE tenant_id = ${board.tenantId} AND game_id = ${board.gameId} AND season = ${board.season}
-               AND player_id > ${afterPlayerId}
-             ORDER BY player_id LIMIT ${limit}`;
+    const { rows } = await this.pool.query<RawBoardRow>(
+      `SELECT player_id, ranking_points, points_changed_at, board_seq FROM player_stats
+        WHERE tenant_id = $1 AND game_id = $2 AND season = $3 AND player_id > $4
+        ORDER BY player_id LIMIT $5`,
+      [board.tenantId, board.gameId, board.season, afterPlayerId ?? "", limit],
+    );
     return rows.map(toBoardEntry);
   }
 
   /** The board entries of some players, as PostgreSQL has them now (the outbox re-applies these). */
   async entries(board: BoardRef, playerIds: readonly string[]): Promise<BoardEntry[]> {
-    const rows = await this.db.$queryRaw<RawBoardRow[]>`
-      SELECT player_id, ranking_points, points_changed_at, board_seq FROM player_stats
-       WHERE tenant_id = ${board.tenantId} AND game_id = ${board.gameId} AND season = ${board.season}
-         AND player_id = ANY(${[...playerIds]}::text[])`;
+    const { rows } = await this.pool.query<RawBoardRow>(
+      `SELECT player_id, ranking_points, points_changed_at, board_seq FROM player_stats
+        WHERE tenant_id = $1 AND game_id = $2 AND season = $3 AND player_id = ANY($4::text[])`,
+      [board.tenantId, board.gameId, board.season, [...playerIds]],
+    );
     return rows.map(toBoardEntry);
   }
 
