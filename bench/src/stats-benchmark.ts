@@ -119,7 +119,13 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
         },
       ];
       for (const v of variants) {
-        const floor = await loadTest({ url: `${url}/internal/ping`, method: "GET", headers });
+        // The floor gets the same request (method, headers, body) and answers a constant.
+        const floor = await loadTest({
+          url: `${url}/internal/ping`,
+          method: "POST",
+          headers,
+          request: (i) => ({ body: JSON.stringify(v.body(i)) }),
+        });
         const stats = await loadTest({
           url: `${url}/games/${game}/leaderboard`,
           method: "POST",

@@ -105,8 +105,10 @@ export function createApp(deps: StatsAppDeps): StatsApp {
       },
     },
   });
+  const outbox = new LeaderboardOutbox({ db, pool, stats, leaderboards, logger, depth: metrics.outboxDepth });
   const completion = new MatchCompletion({
     pool,
+    outbox,
     clock,
     seasons,
     leaderboards,
@@ -119,7 +121,6 @@ export function createApp(deps: StatsAppDeps): StatsApp {
     },
   });
   const playerStats = new PlayerStatsService({ stats, games, seasons, leaderboards });
-  const outbox = new LeaderboardOutbox({ db, stats, leaderboards, logger, depth: metrics.outboxDepth });
 
   const service = createServiceApp({
     name: "stats",
@@ -129,10 +130,12 @@ export function createApp(deps: StatsAppDeps): StatsApp {
     routes: (app) => {
       // Everything but /livez, /readyz and /metrics (mounted before) needs the gateway's token.
       app.use(requireServiceToken(config.SERVICE_TOKEN));
-      // The HTTP floor of the benchmark: authenticated, constant answer, no storage.
-      app.get("/internal/ping", (_req, res) => {
-        res.json({ ok: true });
-      });
+      // The HTTP floor of the benchmark: authenticated, constant answer, no storage. A POST body
+      // is parsed (by the kit's JSON parser) and ignored, so the floor pays for reading a request
+      // like the leaderboard's.
+      const ping = (_req: unknown, res: { json(body: unknown): void }) => res.json({ ok: true });
+      app.get("/internal/ping", ping);
+      app.post("/internal/ping", ping);
       app.use(gameRoutes(games));
       app.use(seasonRoutes(seasons));
       app.use(leaderboardRoutes({ games, seasons, leaderboards, reads: metrics.reads }));

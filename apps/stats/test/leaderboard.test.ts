@@ -178,9 +178,12 @@ describe("leaderboards and completions", () => {
     await closeRedis(down.redis);
     // The result is in PostgreSQL, the board does not have it yet, the outbox does.
     expect(ids(await board({ count: 10 }, "live").expect(200))).not.toContain("w3");
-    expect(await h.db.leaderboardOutbox.count()).toBe(1);
+    const pending = await h.db.leaderboardOutbox.findMany();
+    expect(pending.filter((row) => row.playerIds.includes("w3"))).toHaveLength(1);
     // Redis is back (the main instance reaches it): the outbox worker repairs the board.
-    expect(await h.stats.outbox.drainOnce({ minAgeMs: 0 })).toEqual({ applied: 1, remaining: 0 });
+    const drained = await h.stats.outbox.drainOnce({ minAgeMs: 0 });
+    expect(drained.applied).toBeGreaterThanOrEqual(1);
+    expect(drained.remaining).toBe(0);
     const after = await board({ count: 10 }, "live").expect(200);
     expect(after.body.leaderboard.slice(0, 3).map((e: { playerId: string }) => e.playerId)).toEqual([
       "w1",

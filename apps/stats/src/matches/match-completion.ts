@@ -16,6 +16,8 @@ export interface CompletionMetrics {
 
 export interface MatchCompletionDeps {
   pool: SqlPool;
+  /** Deletes the outbox rows of writes Redis confirmed (in batches). */
+  outbox: { acknowledge(id: string): void };
   clock: Clock;
   seasons: SeasonStore;
   leaderboards: LeaderboardStore;
@@ -141,7 +143,7 @@ export class MatchCompletion {
   private async publish(ref: BoardRef, entries: BoardEntry[], outboxId: string): Promise<void> {
     try {
       await this.deps.leaderboards.write(ref, entries);
-      await this.deps.pool.query("DELETE FROM leaderboard_outbox WHERE id = $1", [outboxId]);
+      this.deps.outbox.acknowledge(outboxId);
     } catch (err) {
       this.deps.logger.warn({ err, outboxId }, "leaderboard write deferred to the outbox");
     }

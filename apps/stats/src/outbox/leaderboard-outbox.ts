@@ -1,10 +1,11 @@
 import type { Logger } from "@arena/service-kit";
-import type { Database } from "../db.js";
+import type { Database, SqlPool } from "../db.js";
 import type { LeaderboardStore } from "../leaderboards/leaderboard-store.js";
 import type { PlayerStatsStore } from "../players/player-stats-store.js";
 
 export interface OutboxOptions {
   db: Database;
+  pool: SqlPool;
   stats: PlayerStatsStore;
   leaderboards: LeaderboardStore;
   logger: Logger;
@@ -30,8 +31,41 @@ interface OutboxRow {
 export class LeaderboardOutbox {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
+  /** Outbox rows whose write Redis confirmed, deleted together (one statement per batch). */
+  private acknowledged: string[] = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(private readonly options: OutboxOptions) {}
+
+  /**
+   * A completion's board write reached Redis: its outbox row can go. Rows are deleted in batches
+   * (about one statement per event-loop turn, however many completions finished in it); a row
+   * whose delete is lost with the process is just applied once more by the worker (a no-op).
+   */
+  acknowledge(id: string): void {
+    this.acknowledged.push(id);
+    if (this.flushing === undefined) {
+      this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+        this.flushAcknowledged(),
+      );
+    }
+  }
+
+  private async flushAcknowledged(): Promise<void> {
+    const ids = this.acknowledged;
+    this.acknowledged = [];
+    try {
+      await this.options.pool.query("DELETE FROM leaderboard_outbox WHERE id = ANY($1::bigint[])", [ids]);
+    } catch (err) {
+      this.options.logger.warn(
+        { err, rows: ids.length },
+        "leaderboard outbox: acknowledged rows kept for the worker",
+      );
+    } finally {
+      this.flushing = undefined;
+      if (this.acknowledged.length > 0) this.acknowledge(this.acknowledged.pop()!);
+    }
+  }
 
   /** One pass: applies up to `batchSize` rows; answers how many were applied and how many remain. */
   async drainOnce(options: { minAgeMs?: number } = {}): Promise<{ applied: number; remaining: number }> {
@@ -90,5 +124,6 @@ export class LeaderboardOutbox {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    while (this.flushing !== undefined) await this.flushing;
   }
 }
