@@ -175,6 +175,15 @@ describe("leaderboards and completions", () => {
       })
       .expect(200);
     expect(res.body.players[0]).toMatchObject({ playerId: "w3", rankingPoints: 30 });
+    // Reads on that replica are 503 problems, not 500s.
+    const read = await down.http
+      .post("/games/live/leaderboard")
+      .set("authorization", "Bearer test-service-token-0123456789")
+      .set("x-arena-tenant", T)
+      .set("x-arena-role", "server")
+      .send({ count: 5 })
+      .expect(503);
+    expect(read.body.code).toBe("SERVICE_UNAVAILABLE");
     await closeRedis(down.redis);
     // The result is in PostgreSQL, the board does not have it yet, the outbox does.
     expect(ids(await board({ count: 10 }, "live").expect(200))).not.toContain("w3");

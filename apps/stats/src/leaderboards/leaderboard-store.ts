@@ -134,6 +134,20 @@ export class LeaderboardStore {
 
   /** `count` entries from the 0-based position `start`. */
   async range(ref: BoardRef, start: number, count: number): Promise<RankedEntry[]> {
+    return unavailableWithoutRedis(() => this.readRange(ref, start, count));
+  }
+
+  /** The player and `count` entries on each side; undefined when the player has no entry. */
+  async around(ref: BoardRef, playerId: string, count: number): Promise<RankedEntry[] | undefined> {
+    return unavailableWithoutRedis(() => this.readAround(ref, playerId, count));
+  }
+
+  /** 1-based ranks of the players (undefined for a player without an entry). */
+  async ranks(ref: BoardRef, playerIds: readonly string[]): Promise<Array<number | undefined>> {
+    return unavailableWithoutRedis(() => this.readRanks(ref, playerIds));
+  }
+
+  private async readRange(ref: BoardRef, start: number, count: number): Promise<RankedEntry[]> {
     const k = this.boardKeys(ref);
     const read = () => this.redis.arenaBoardRange(k.board, k.ready, start, start + count - 1);
     let flat = await read();
@@ -144,8 +158,11 @@ export class LeaderboardStore {
     return toEntries(flat, start);
   }
 
-  /** The player and `count` entries on each side; undefined when the player has no entry. */
-  async around(ref: BoardRef, playerId: string, count: number): Promise<RankedEntry[] | undefined> {
+  private async readAround(
+    ref: BoardRef,
+    playerId: string,
+    count: number,
+  ): Promise<RankedEntry[] | undefined> {
     const k = this.boardKeys(ref);
     const read = () => this.redis.arenaBoardAround(k.board, k.ready, playerId, count);
     let answer = await read();
@@ -157,8 +174,7 @@ export class LeaderboardStore {
     return toEntries(answer[1] ?? [], answer[0]);
   }
 
-  /** 1-based ranks of the players (undefined for a player without an entry). */
-  async ranks(ref: BoardRef, playerIds: readonly string[]): Promise<Array<number | undefined>> {
+  private async readRanks(ref: BoardRef, playerIds: readonly string[]): Promise<Array<number | undefined>> {
     if (playerIds.length === 0) return [];
     const k = this.boardKeys(ref);
     const read = () => this.redis.arenaBoardRanks(k.board, k.ready, ...playerIds);
@@ -255,6 +271,19 @@ export class LeaderboardStore {
     this.options.metrics?.rebuilt(seconds, entries);
     this.options.logger.info({ board: k.board, entries, seconds }, "leaderboard rebuilt from PostgreSQL");
     return { entries, seconds };
+  }
+}
+
+/** Reads answer 503 (not 500) while Redis is unreachable: PostgreSQL still has every result. */
+async function unavailableWithoutRedis<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError("SERVICE_UNAVAILABLE", "The leaderboard store is unreachable; try again shortly", {
+      cause: err,
+      headers: { "Retry-After": "5" },
+    });
   }
 }
 
