@@ -1,6 +1,7 @@
 import type { FirstRequestCase } from "./matchmaker-first-request.js";
 import type { ExplainCase, ShapeCase } from "./matchmaker-shapes.js";
 import type { SpeedCase } from "./matchmaker-speed.js";
+import type { StatsBenchReport } from "./stats-benchmark.js";
 
 interface StrategyMetrics {
   strategy: string;
@@ -25,6 +26,8 @@ export interface BenchReport {
   explain: ExplainCase[];
   firstRequest: FirstRequestCase[];
   quality: unknown;
+  /** The stats service's part (BENCH_ONLY=stats runs it alone). */
+  stats?: StatsBenchReport;
 }
 
 const table = (header: string[], rows: string[][]) =>
@@ -125,6 +128,63 @@ export function markdownReport(report: BenchReport): string {
     "**Quality**: a queue replayed second by second (see apps/matchmaker/ALGORITHM.md).",
     "",
     quality,
+    "",
+    ...(report.stats ? [statsSection(report.stats)] : []),
+  ].join("\n");
+}
+
+function statsSection(stats: StatsBenchReport): string {
+  const reads = table(
+    [
+      "board",
+      "variant",
+      "stats API",
+      "p99",
+      "share of floor",
+      "redis-rank (in process)",
+      "p99",
+      "HTTP floor",
+      "p99",
+    ],
+    stats.reads.map((r) => [
+      r.boardSize.toLocaleString("en"),
+      r.variant,
+      `${r.stats.requestsPerSecond}/s`,
+      `${r.stats.p99Ms} ms`,
+      `${Math.round(r.shareOfFloor * 100)} %`,
+      `${r.redisRank.requestsPerSecond}/s`,
+      `${r.redisRank.p99Ms} ms`,
+      `${r.floor.requestsPerSecond}/s`,
+      `${r.floor.p99Ms} ms`,
+    ]),
+  );
+  const completions = table(
+    ["mode", "matches", "completions", "p50", "p99", "errors"],
+    stats.completions.map((c) => [
+      c.mode,
+      c.matches.toLocaleString("en"),
+      `${c.result.requestsPerSecond}/s`,
+      `${c.result.p50Ms} ms`,
+      `${c.result.p99Ms} ms`,
+      String(c.result.errors),
+    ]),
+  );
+  const rebuild = stats.rebuild
+    .map(
+      (r) =>
+        `${r.boardSize.toLocaleString("en")} entries in ${r.rebuildSeconds} s (first read ${r.firstReadSeconds} s)`,
+    )
+    .join("; ");
+  return [
+    `**Stats service** (${stats.connections} connections, autocannon; every read answers 100 entries, around-player 50 on each side). The HTTP floor is \`POST /internal/ping\` of the same service with the same headers and body (authenticated, body parsed, constant answer); redis-rank runs the same reads on the same Redis keys from the benchmark process.`,
+    "",
+    reads,
+    "",
+    "Match completions (distinct confirmed matches, no shared players):",
+    "",
+    completions,
+    "",
+    `Leaderboard rebuild from PostgreSQL (Redis empty, triggered by the first read): ${rebuild}.`,
     "",
   ].join("\n");
 }

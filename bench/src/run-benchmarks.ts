@@ -15,6 +15,7 @@ import {
 } from "./matchmaker-shapes.js";
 import { runSpeedBenchmark } from "./matchmaker-speed.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
+import { runStatsBenchmark } from "./stats-benchmark.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const resultsFile = join(root, "bench", "results", "latest.json");
@@ -61,8 +62,13 @@ async function startLicensedMatchmaker(
   return { license, matchmaker, licenseKey };
 }
 
-/** The whole report: the matchmaker's part and, in its own section, the gateway's. */
+/** The whole report: the matchmaker's part, and the gateway's and the stats service's sections. */
 type FullReport = BenchReport & { gatewayProxy?: GatewayProxyReport };
+type MatchmakerPart = Pick<
+  BenchReport,
+  "matchmakerSpeed" | "growth" | "memory" | "shapes" | "explain" | "firstRequest" | "quality"
+>;
+const PARTS = ["matchmaker", "gateway", "stats"] as const;
 
 function writeReport(report: FullReport): void {
   mkdirSync(dirname(resultsFile), { recursive: true });
@@ -72,7 +78,7 @@ function writeReport(report: FullReport): void {
 }
 
 async function runGatewaySection(): Promise<GatewayProxyReport> {
-  console.log("\nGateway proxy (authenticated proxying vs the upstream directly):");
+  console.log("\nGateway proxy (authenticated proxying through the gateway vs calling stats directly):");
   const gatewayProxy = await runGatewayProxyBenchmark(root);
   console.table({
     direct: gatewayProxy.direct,
@@ -83,20 +89,46 @@ async function runGatewaySection(): Promise<GatewayProxyReport> {
   return gatewayProxy;
 }
 
-/** `BENCH_ONLY=gateway pnpm bench`: the gateway section alone, merged into the last full report. */
-async function gatewayOnly(): Promise<void> {
-  const gatewayProxy = await runGatewaySection();
-  const previous = existsSync(resultsFile)
-    ? (JSON.parse(readFileSync(resultsFile, "utf8")) as FullReport)
-    : undefined;
-  if (previous) writeReport({ ...previous, gatewayProxy });
-  else writeFileSync(resultsFile, `${JSON.stringify({ gatewayProxy }, null, 2)}\n`);
+/**
+ * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|gateway|stats` runs one, keeping the other
+ * parts' figures from the previous report, so latest.json and latest.md always hold all three.
+ */
+async function main(): Promise<void> {
+  const started = new Date();
+  const only = process.env.BENCH_ONLY;
+  if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {
+    throw new Error(`BENCH_ONLY must be one of ${PARTS.join(", ")}`);
+  }
+  const runs = (part: (typeof PARTS)[number]) => only === undefined || only === part;
+  const previous: Partial<FullReport> = existsSync(resultsFile)
+    ? (JSON.parse(readFileSync(resultsFile, "utf8")) as Partial<FullReport>)
+    : {};
+  const matchmaker: Partial<MatchmakerPart> = runs("matchmaker") ? await runMatchmakerPart() : previous;
+  const gatewayProxy = runs("gateway") ? await runGatewaySection() : previous.gatewayProxy;
+  let stats = previous.stats;
+  if (runs("stats")) {
+    console.log("\nStats service (leaderboard reads, completions, rebuild):");
+    stats = await runStatsBenchmark(root);
+  }
+  if (!matchmaker.matchmakerSpeed)
+    throw new Error("no matchmaker figures: run the whole benchmark once first");
+  writeReport({
+    generatedAt: started.toISOString(),
+    machine: { node: process.version, cpus: (await import("node:os")).cpus().length },
+    matchmakerSpeed: matchmaker.matchmakerSpeed,
+    growth: matchmaker.growth ?? [],
+    memory: matchmaker.memory ?? { matchmakerPeakRssMiB: 0, echoPeakRssMiB: 0 },
+    shapes: matchmaker.shapes ?? [],
+    explain: matchmaker.explain ?? [],
+    firstRequest: matchmaker.firstRequest ?? [],
+    quality: matchmaker.quality,
+    ...(gatewayProxy === undefined ? {} : { gatewayProxy }),
+    ...(stats === undefined ? {} : { stats }),
+  });
   console.log(`\nWritten to ${resultsFile}`);
 }
 
-async function main(): Promise<void> {
-  if (process.env.BENCH_ONLY === "gateway") return gatewayOnly();
-  const started = new Date();
+async function runMatchmakerPart(): Promise<MatchmakerPart> {
   console.log("Matchmaker speed (median wall time per request over HTTP, same body to both):");
   const services: Service[] = [];
   let speed: Awaited<ReturnType<typeof runSpeedBenchmark>>;
@@ -151,21 +183,6 @@ async function main(): Promise<void> {
   const quality = await runQuality();
   console.log(quality.text);
 
-  const gatewayProxy = await runGatewaySection();
-
-  const report: FullReport = {
-    generatedAt: started.toISOString(),
-    machine: { node: process.version, cpus: (await import("node:os")).cpus().length },
-    matchmakerSpeed: speed,
-    growth,
-    memory,
-    shapes,
-    explain,
-    firstRequest,
-    quality: quality.report,
-    gatewayProxy,
-  };
-  writeReport(report);
   console.log("\nSpeed:");
   console.table(speed);
   console.log("Growth 10k → 100k (n log n = ×12.5):");
@@ -174,7 +191,7 @@ async function main(): Promise<void> {
   console.table(explain);
   console.table(firstRequest);
   console.log(`Peak RSS: matchmaker ${memory.matchmakerPeakRssMiB} MiB, echo ${memory.echoPeakRssMiB} MiB`);
-  console.log(`\nWritten to ${resultsFile}`);
+  return { matchmakerSpeed: speed, growth, memory, shapes, explain, firstRequest, quality: quality.report };
 }
 
 async function runQuality(): Promise<{ report: unknown; text: string }> {

@@ -5,7 +5,7 @@ import { MatchIdField } from "./matches.js";
 import type { MessageAction } from "./messages.js";
 import { PlayerIdField } from "./players.js";
 import type { SchemaName } from "./schema-registry.js";
-import { MAX_STATS_SEASONS, PLAYER_HISTORY_MAX_LIMIT, SeasonNameField } from "./statistics.js";
+import { MAX_HISTORY_LIMIT, MAX_STATS_SEASONS, SeasonNameField } from "./statistics.js";
 
 /**
  * The one action table (DESIGN.md): every hosted operation of SPEC §5-6, once. The gateway's REST
@@ -251,7 +251,7 @@ export const HOSTED_OPERATIONS = [
     query: {
       gameId: GameIdField,
       season: SeasonNameField,
-      limit: { type: "integer", minimum: 1, maximum: PLAYER_HISTORY_MAX_LIMIT },
+      limit: { type: "integer", minimum: 1, maximum: MAX_HISTORY_LIMIT },
       cursor: { type: "string" },
     },
     answers: { 200: "PlayerHistory" },

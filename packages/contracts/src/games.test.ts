@@ -3,6 +3,7 @@ import { fieldErrorsOf } from "../test/field-errors.js";
 import { assertType, type Equal } from "../test/type-equality.js";
 import {
   DEFAULT_CONFIRMATION_TIMEOUT,
+  DEFAULT_MAX_QUEUE_SECONDS,
   type GameConfigRequest,
   validateGameConfig,
   validateGameConfigRequest,
@@ -62,6 +63,7 @@ describe("game config", () => {
     };
     expect(stored.targetWaitingTime).toBe(DEFAULT_TARGET_WAITING_TIME);
     expect(stored.confirmationTimeout).toBe(DEFAULT_CONFIRMATION_TIMEOUT);
+    expect(stored.maxQueueSeconds).toBe(DEFAULT_MAX_QUEUE_SECONDS);
     expect(validateGameConfig(stored)).toBe(true);
     const { confirmationTimeout: _omitted, ...partial } = stored;
     expect(fieldErrorsOf(validateGameConfig, partial)).toEqual([

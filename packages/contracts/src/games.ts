@@ -1,6 +1,6 @@
 import type { FromSchema } from "json-schema-to-ts";
 import { DEFAULT_TARGET_WAITING_TIME, GameModeObject } from "./matchmaking.js";
-import { MODE_NAME_PATTERN } from "./statistics.js";
+import { GAME_ID_PATTERN, MODE_NAME_PATTERN } from "./statistics.js";
 import { compile } from "./validation.js";
 
 /**
@@ -18,12 +18,13 @@ import { compile } from "./validation.js";
  * a 400 instead of a silently ignored setting.
  */
 
-/** Game ids appear in paths and storage keys: letters, digits, `_`, `.`, `-`, at most 64. */
-export const GAME_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$";
+export { GAME_ID_PATTERN };
 export const GameIdField = { type: "string", pattern: GAME_ID_PATTERN } as const;
 
 /** Seconds a suggestion may stay unconfirmed, when the game config omits it. */
 export const DEFAULT_CONFIRMATION_TIMEOUT = 60;
+/** Seconds a player may wait in the queue before it is removed as `expired` (SPEC §5). */
+export const DEFAULT_MAX_QUEUE_SECONDS = 600;
 
 const { maxLatency: _notHosted, ...HostedGameModeProperties } = GameModeObject.properties;
 
@@ -41,6 +42,13 @@ const ConfirmationTimeoutField = {
   description: "Seconds a match suggestion may stay unconfirmed before it fails and requeues its players.",
 } as const;
 
+const MaxQueueSecondsField = {
+  type: "integer",
+  minimum: 1,
+  maximum: 86_400,
+  description: "Seconds a player may wait in the queue before it is removed with the reason `expired`.",
+} as const;
+
 export const GameConfigRequestSchema = {
   $id: "GameConfigRequest",
   type: "object",
@@ -49,6 +57,7 @@ export const GameConfigRequestSchema = {
     ...HostedGameModeProperties,
     servers: GameServersField,
     confirmationTimeout: { ...ConfirmationTimeoutField, default: DEFAULT_CONFIRMATION_TIMEOUT },
+    maxQueueSeconds: { ...MaxQueueSecondsField, default: DEFAULT_MAX_QUEUE_SECONDS },
   },
   if: GameModeObject.if,
   // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword; its value is no function, so never a thenable
@@ -74,6 +83,7 @@ export const GameConfigSchema = {
     "targetWaitingTime",
     "servers",
     "confirmationTimeout",
+    "maxQueueSeconds",
     "createdAt",
     "updatedAt",
   ],
@@ -83,6 +93,7 @@ export const GameConfigSchema = {
     ...HostedGameModeProperties,
     servers: GameServersField,
     confirmationTimeout: ConfirmationTimeoutField,
+    maxQueueSeconds: MaxQueueSecondsField,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -96,6 +107,7 @@ export function withGameConfigDefaults(config: GameConfigRequest) {
     ...config,
     targetWaitingTime: config.targetWaitingTime ?? DEFAULT_TARGET_WAITING_TIME,
     confirmationTimeout: config.confirmationTimeout ?? DEFAULT_CONFIRMATION_TIMEOUT,
+    maxQueueSeconds: config.maxQueueSeconds ?? DEFAULT_MAX_QUEUE_SECONDS,
   };
 }
 

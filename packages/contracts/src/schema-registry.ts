@@ -67,6 +67,7 @@ import { PlayerListSchema, SubmitPlayersRequestSchema, SubmitPlayersResponseSche
 import { ProblemSchema } from "./problem.js";
 import {
   CreateSeasonRequestSchema,
+  PlayerHistoryQuerySchema,
   PlayerHistorySchema,
   PlayerStatsSchema,
   RestPlayerStatsSchema,
@@ -139,8 +140,9 @@ const topLevelSchemas = [
   SeasonSchema,
   SeasonListSchema,
   CreateSeasonRequestSchema,
-  PlayerHistorySchema,
   SeasonResetRequestSchema,
+  PlayerHistoryQuerySchema,
+  PlayerHistorySchema,
   LeaderboardRequestSchema,
   LeaderboardResponseSchema,
   // WebSocket messages

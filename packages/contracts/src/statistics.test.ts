@@ -9,10 +9,13 @@ import {
   type RestModeStats,
   toRestPlayerStats,
   validateCreateSeasonRequest,
+  validatePlayerHistory,
+  validatePlayerHistoryQuery,
   validatePlayerStats,
   validateRestPlayerStats,
   validateSeason,
   validateSeasonList,
+  validateSeasonResetRequest,
 } from "./statistics.js";
 
 // The REST shape is exactly the message shape minus `rank` (and `isCurrentSeason` one level up).
@@ -21,6 +24,7 @@ assertType<Equal<CreateSeasonRequest["ratingCarryOver"], number | undefined>>();
 
 const modeStats = {
   mode: "2v2",
+  gameId: "ranked-2v2",
   matchesPlayed: 12,
   wins: 7,
   losses: 4,
@@ -161,5 +165,58 @@ describe("seasons", () => {
       { pointer: "/startsAt", detail: 'must match format "date-time"' },
       { pointer: "/ratingCarryOver", detail: "must be <= 1" },
     ]);
+  });
+});
+
+describe("player history and Idem's season reset", () => {
+  it("reads a history query and refuses a limit above 100 or an unknown parameter", () => {
+    expect(validatePlayerHistoryQuery({ gameId: "duel", season: "S2", limit: 50, cursor: "abc" })).toBe(true);
+    expect(fieldErrorsOf(validatePlayerHistoryQuery, { limit: 101 })).toEqual([
+      { pointer: "/limit", detail: "must be <= 100" },
+    ]);
+    expect(fieldErrorsOf(validatePlayerHistoryQuery, { sort: "asc" })).toEqual([
+      { pointer: "/sort", detail: "is not an allowed property" },
+    ]);
+  });
+
+  it("accepts a history page with the standing before and after", () => {
+    const standing = { rating: 1500, ratingUncertainty: 333.33, rankingPoints: 0 };
+    expect(
+      validatePlayerHistory({
+        playerId: "p",
+        nextCursor: null,
+        results: [
+          {
+            matchId: "m",
+            gameId: "duel",
+            mode: "1v1",
+            season: "S1",
+            completedAt: "2026-11-01T12:00:00.000Z",
+            teamRank: 0,
+            outcome: "win",
+            score: 3,
+            predictedWinChance: 0.5,
+            before: standing,
+            after: { ...standing, rankingPoints: 30 },
+          },
+        ],
+      }),
+    ).toBe(true);
+  });
+
+  it("accepts Idem's season reset body and refuses a percentage above 100", () => {
+    expect(
+      validateSeasonResetRequest({
+        seasonName: "S2",
+        seasonStart: "2026-12-01T00:00:00Z",
+        percentages: [{ gameId: "duel", percentage: 80 }],
+      }),
+    ).toBe(true);
+    expect(
+      fieldErrorsOf(validateSeasonResetRequest, {
+        seasonName: "S2",
+        percentages: [{ gameId: "duel", percentage: 120 }],
+      }),
+    ).toEqual([{ pointer: "/percentages/0/percentage", detail: "must be <= 100" }]);
   });
 });

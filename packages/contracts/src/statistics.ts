@@ -32,8 +32,20 @@ export function gameModeName(mode: { numTeams: number; numPlayersPerTeam: number
 
 const Count = { type: "integer", minimum: 0 } as const;
 
+/**
+ * Game ids appear in paths and storage keys: letters, digits, `_`, `.`, `-`, at most 64. Defined
+ * here rather than in games.ts, which imports this module (games.ts re-exports it).
+ */
+export const GAME_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$";
+const StatsGameIdField = { type: "string", pattern: GAME_ID_PATTERN } as const;
+
+/**
+ * Statistics are kept per `gameId` (one game mode of the tenant); each entry names its `mode` (the
+ * source document's field) and its `gameId` (ours: Idem clients ignore unknown fields).
+ */
 const RestModeStatsProperties = {
   mode: { type: "string", pattern: MODE_NAME_PATTERN },
+  gameId: StatsGameIdField,
   matchesPlayed: Count,
   wins: Count,
   losses: Count,
@@ -49,6 +61,7 @@ const RestModeStatsProperties = {
 } as const;
 const RestModeStatsRequired = [
   "mode",
+  "gameId",
   "matchesPlayed",
   "wins",
   "losses",
@@ -216,92 +229,128 @@ export type CreateSeasonRequest = FromSchema<
   { keepDefaultedPropertiesOptional: true }
 >;
 
-/** `GET /players/{playerId}/history` query: newest first, `cursor` from the previous page. */
-export const PLAYER_HISTORY_MAX_LIMIT = 100;
+export const validatePlayerStats = compile<PlayerStats>(PlayerStatsSchema);
+export const validateRestPlayerStats = compile<RestPlayerStats>(RestPlayerStatsSchema);
+export const validateSeason = compile<Season>(SeasonSchema);
+export const validateSeasonList = compile<SeasonList>(SeasonListSchema);
+export const validateCreateSeasonRequest = compile<CreateSeasonRequest>(CreateSeasonRequestSchema);
 
-const RatingSnapshot = {
+// ---- player history (`GET /players/{playerId}/history`) ----
+
+/** At most this many results per history page; the default page is smaller. */
+export const MAX_HISTORY_LIMIT = 100;
+export const DEFAULT_HISTORY_LIMIT = 20;
+
+/**
+ * The query of `GET /players/{playerId}/history` once read from the URL (`limit` as a number).
+ * `cursor` is the `nextCursor` of the previous page, opaque to clients.
+ */
+export const PlayerHistoryQuerySchema = {
+  $id: "PlayerHistoryQuery",
+  type: "object",
+  properties: {
+    gameId: StatsGameIdField,
+    season: SeasonNameField,
+    limit: { type: "integer", minimum: 1, maximum: MAX_HISTORY_LIMIT, default: DEFAULT_HISTORY_LIMIT },
+    cursor: { type: "string", minLength: 1, maxLength: 512 },
+  },
+  additionalProperties: false,
+} as const;
+export type PlayerHistoryQuery = FromSchema<
+  typeof PlayerHistoryQuerySchema,
+  { keepDefaultedPropertiesOptional: true }
+>;
+
+/** A player's standing on the display scale (the figures `PlayerStats` shows) at one moment. */
+const StandingObject = {
   type: "object",
   required: ["rating", "ratingUncertainty", "rankingPoints"],
   properties: {
     rating: { type: "number" },
     ratingUncertainty: { type: "number", minimum: 0 },
-    rankingPoints: { type: "number", minimum: 0 },
+    rankingPoints: { type: "integer", minimum: 0 },
   },
   additionalProperties: false,
 } as const;
 
-/** A player's latest results, newest first (SPEC §5), with the cursor of the next page. */
+const HistoryEntryObject = {
+  type: "object",
+  required: [
+    "matchId",
+    "gameId",
+    "mode",
+    "season",
+    "completedAt",
+    "teamRank",
+    "outcome",
+    "score",
+    "predictedWinChance",
+    "before",
+    "after",
+  ],
+  properties: {
+    matchId: { type: "string", minLength: 1 },
+    gameId: StatsGameIdField,
+    mode: { type: "string", pattern: MODE_NAME_PATTERN },
+    season: SeasonNameField,
+    completedAt: Timestamp,
+    teamRank: { type: "integer", minimum: 0, description: "The player's team's rank; 0 = winners." },
+    outcome: { type: "string", enum: ["win", "loss", "draw"] },
+    score: { type: "number", description: "The player's performance figure, as the game reported it." },
+    predictedWinChance: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      description: "The team's chance to win before the match (openskill predictWin).",
+    },
+    before: StandingObject,
+    after: StandingObject,
+  },
+  additionalProperties: false,
+} as const;
+
+/** `GET /players/{playerId}/history`: the latest results first; `nextCursor` null on the last page. */
 export const PlayerHistorySchema = {
   $id: "PlayerHistory",
   type: "object",
   required: ["playerId", "results", "nextCursor"],
   properties: {
     playerId: { type: "string", minLength: 1 },
-    results: {
-      type: "array",
-      maxItems: PLAYER_HISTORY_MAX_LIMIT,
-      items: {
-        type: "object",
-        required: [
-          "matchId",
-          "gameId",
-          "season",
-          "completedAt",
-          "rank",
-          "predictedWinChance",
-          "before",
-          "after",
-        ],
-        properties: {
-          matchId: { type: "string", format: "uuid" },
-          gameId: { type: "string", minLength: 1 },
-          season: SeasonNameField,
-          completedAt: Timestamp,
-          rank: { type: "integer", minimum: 0, description: "The team's rank; 0 won." },
-          predictedWinChance: { type: "number", minimum: 0, maximum: 1 },
-          before: RatingSnapshot,
-          after: RatingSnapshot,
-        },
-        additionalProperties: false,
-      },
-    },
-    nextCursor: { type: ["string", "null"], description: "null on the last page" },
+    results: { type: "array", maxItems: MAX_HISTORY_LIMIT, items: HistoryEntryObject },
+    nextCursor: { type: ["string", "null"] },
   },
   additionalProperties: false,
 } as const;
 export type PlayerHistory = FromSchema<typeof PlayerHistorySchema>;
+export type PlayerHistoryEntry = PlayerHistory["results"][number];
+
+export const validatePlayerHistoryQuery = compile<PlayerHistoryQuery>(PlayerHistoryQuerySchema);
+export const validatePlayerHistory = compile<PlayerHistory>(PlayerHistorySchema);
 
 /**
- * `POST /admin/season/reset` (admin): Idem's season reset. Starts season `seasonName` at
- * `seasonStart`, each listed game keeping `percentage` % of its ratings' distance from the default
- * (the per-game carry-over of `POST /seasons`). Idem's body, so open.
+ * Idem's season reset (`POST /admin/season/reset`, admin role): the same operation as
+ * `POST /seasons`, with a carry-over per game. `seasonName` must be the next season (`S<N+1>`);
+ * `percentage` is the share of each rating's distance from the default that is kept, in percent
+ * (100 keeps ratings, 0 resets them); games not listed use DEFAULT_RATING_CARRY_OVER. The body is
+ * Idem's, so it stays open.
  */
 export const SeasonResetRequestSchema = {
   $id: "SeasonResetRequest",
   type: "object",
-  required: ["seasonName", "seasonStart", "percentages"],
+  required: ["seasonName"],
   properties: {
     seasonName: SeasonNameField,
-    seasonStart: Timestamp,
+    seasonStart: { ...Timestamp, description: "When the new season starts; now when omitted." },
     percentages: {
       type: "array",
+      maxItems: 1000,
       items: {
         type: "object",
         required: ["gameId", "percentage"],
-        properties: {
-          gameId: { type: "string", minLength: 1 },
-          percentage: { type: "number", minimum: 0, maximum: 100 },
-        },
+        properties: { gameId: StatsGameIdField, percentage: { type: "number", minimum: 0, maximum: 100 } },
       },
     },
   },
 } as const;
 export type SeasonResetRequest = FromSchema<typeof SeasonResetRequestSchema>;
-
-export const validatePlayerHistory = compile<PlayerHistory>(PlayerHistorySchema);
 export const validateSeasonResetRequest = compile<SeasonResetRequest>(SeasonResetRequestSchema);
-export const validatePlayerStats = compile<PlayerStats>(PlayerStatsSchema);
-export const validateRestPlayerStats = compile<RestPlayerStats>(RestPlayerStatsSchema);
-export const validateSeason = compile<Season>(SeasonSchema);
-export const validateSeasonList = compile<SeasonList>(SeasonListSchema);
-export const validateCreateSeasonRequest = compile<CreateSeasonRequest>(CreateSeasonRequestSchema);

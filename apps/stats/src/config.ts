@@ -1,0 +1,49 @@
+import { DEFAULT_REDIS_URL } from "@arena/redis";
+import { commonConfigProperties, loadConfig } from "@arena/service-kit";
+
+export const DEFAULT_STATS_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/arena_stats";
+
+export const statsConfigSchema = {
+  type: "object",
+  required: ["SERVICE_TOKEN"],
+  properties: {
+    ...commonConfigProperties,
+    PORT: { type: "integer", minimum: 0, maximum: 65535, default: 8081 },
+    DATABASE_URL: { type: "string", pattern: "^postgres(ql)?://", default: DEFAULT_STATS_DATABASE_URL },
+    REDIS_URL: { type: "string", pattern: "^rediss?://", default: DEFAULT_REDIS_URL },
+    /** Prefix of every Redis key, so deployments (or test runs) can share one Redis. */
+    REDIS_KEY_PREFIX: { type: "string", minLength: 1, default: "arena:" },
+    SERVICE_TOKEN: {
+      type: "string",
+      minLength: 16,
+      description: "The gateway's bearer token; every route but /livez, /readyz and /metrics requires it",
+    },
+    MATCHMAKER_URL: {
+      type: "string",
+      pattern: "^https?://",
+      default: "http://127.0.0.1:8000",
+      description: "The matchmaker the hosted queue calls (the matchmaking loop)",
+    },
+    MATCHMAKING_INTERVAL_MS: { type: "integer", minimum: 50, default: 1000 },
+    DATABASE_POOL_SIZE: { type: "integer", minimum: 1, maximum: 200, default: 20 },
+    OUTBOX_INTERVAL_MS: {
+      type: "integer",
+      minimum: 10,
+      default: 1000,
+      description: "How often leaderboard writes that missed Redis are retried",
+    },
+    REBUILD_WAIT_MS: {
+      type: "integer",
+      minimum: 100,
+      default: 30000,
+      description: "How long a leaderboard read waits for a rebuild (Redis restarted empty) before a 503",
+    },
+  },
+} as const;
+
+export type StatsConfig = ReturnType<typeof loadStatsConfig>;
+
+/** The validated, frozen configuration; throws one ConfigError that lists every problem. */
+export function loadStatsConfig(env: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(statsConfigSchema, env);
+}

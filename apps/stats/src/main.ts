@@ -1,0 +1,53 @@
+import { closeRedis, createRedis, redisKeys } from "@arena/redis";
+import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
+import { createApp } from "./app.js";
+import { systemClock } from "./clock.js";
+import { loadStatsConfig } from "./config.js";
+import { createDatabaseClient, createPool } from "./db.js";
+import { assertSchemaIsCurrent } from "./schema-version.js";
+
+function readConfig() {
+  try {
+    return loadStatsConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`stats: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+const config = readConfig();
+const logger = createLogger({ name: "stats", level: config.LOG_LEVEL });
+const pool = createPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+const db = createDatabaseClient(pool);
+const redis = createRedis(config.REDIS_URL, { connectionName: "stats" });
+try {
+  await assertSchemaIsCurrent(db);
+  const stats = createApp({
+    db,
+    pool,
+    redis,
+    keys: redisKeys(config.REDIS_KEY_PREFIX),
+    clock: systemClock,
+    config,
+    logger,
+  });
+  stats.outbox.start(config.OUTBOX_INTERVAL_MS);
+  logger.info({ port: config.PORT }, "stats service ready");
+  const running = await serve({
+    app: stats.app,
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    lifecycle: stats.lifecycle,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    onClose: [() => stats.outbox.stop(), () => closeRedis(redis), () => db.$disconnect(), () => pool.end()],
+  });
+  stopOnSignals(running, logger);
+} catch (err) {
+  logger.fatal({ err }, `stats service failed to start: ${(err as Error).message}`);
+  await db.$disconnect();
+  await pool.end();
+  await closeRedis(redis);
+  process.exit(1);
+}

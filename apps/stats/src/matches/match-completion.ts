@@ -1,0 +1,453 @@
+import type { CompleteMatchRequest, CompleteMatchResponse, PlayerResult } from "@arena/contracts";
+import { AppError, type Logger } from "@arena/service-kit";
+import type { Clock } from "../clock.js";
+import type { SqlClient, SqlPool } from "../db.js";
+import type { BoardEntry, BoardRef, LeaderboardStore } from "../leaderboards/leaderboard-store.js";
+import { displayRating, displayUncertainty } from "../ratings/display-scale.js";
+import { nextRankingPoints } from "../ratings/ranking-points.js";
+import { DEFAULT_RATING, type Rating, rateMatch } from "../ratings/rating-model.js";
+import { carryOver, seasonName } from "../seasons/season-rules.js";
+import type { SeasonStore } from "../seasons/season-store.js";
+import { canonicalCompletion, duplicatePlayers, rosterErrors } from "./completion-rules.js";
+
+export interface CompletionMetrics {
+  completed(result: "completed" | "replayed", seconds: number): void;
+}
+
+export interface MatchCompletionDeps {
+  pool: SqlPool;
+  /** Deletes the outbox rows of writes Redis confirmed (in batches). */
+  outbox: { acknowledge(id: string): void };
+  clock: Clock;
+  seasons: SeasonStore;
+  leaderboards: LeaderboardStore;
+  logger: Logger;
+  metrics?: CompletionMetrics;
+}
+
+export interface CompletionOutcome {
+  answer: CompleteMatchResponse;
+  replayed: boolean;
+}
+
+interface MatchRow {
+  game_id: string;
+  status: string;
+  result_request: string | null;
+  result_answer: unknown;
+  roster: Array<[string, boolean]>;
+}
+
+interface LockedPlayer {
+  player_id: string;
+  /** int8 arrives as text from pg. */
+  seq: string;
+  total_matches: number;
+  total_wins: number;
+  total_losses: number;
+  total_draws: number;
+}
+
+/** Per player: its latest row of this game up to this season, and its other games this season. */
+interface StartingPoint {
+  player_id: string;
+  season: number | null;
+  mu: number | null;
+  sigma: number | null;
+  ranking_points: number | null;
+  points_changed_at: Date | null;
+  wins: number | null;
+  losses: number | null;
+  draws: number | null;
+  matches: number | null;
+  other_wins: number;
+  other_losses: number;
+  other_matches: number;
+}
+
+interface PlayerUpdate {
+  playerId: string;
+  teamIndex: number;
+  teamRank: number;
+  score: number;
+  outcome: "win" | "loss" | "draw";
+  predictedWin: number;
+  before: Rating;
+  after: Rating;
+  pointsBefore: number;
+  pointsAfter: number;
+  pointsChangedAt: Date;
+  wins: number;
+  losses: number;
+  draws: number;
+  matches: number;
+  seq: bigint;
+  totals: { matches: number; wins: number; losses: number; draws: number };
+}
+
+/**
+ * Completing a match: ratings, counts, ranking points, history and the stored answer in one
+ * PostgreSQL transaction keyed by the match, then the leaderboard write in Redis.
+ *
+ * The transaction runs on a pooled `pg` connection with few round trips (lock the match and read
+ * its roster; create and lock the players; read their starting points; one statement writing
+ * statistics, totals, history, the match and the outbox), since it is the service's hot write.
+ *
+ * - The match row is locked first: a replay waits for the first completion and then gets its
+ *   stored answer (same body) or a 409 (a different one).
+ * - Players are locked (created if new) in playerId order, so completions sharing a player
+ *   serialise on that player's row and never deadlock; statistics are read after the lock, so no
+ *   update is lost.
+ * - The leaderboard write is recorded in the outbox inside the transaction and removed once Redis
+ *   has it; if Redis fails, the outbox worker applies it later, so the board converges.
+ */
+export class MatchCompletion {
+  constructor(private readonly deps: MatchCompletionDeps) {}
+
+  async complete(
+    tenantId: string,
+    gameId: string,
+    matchId: string,
+    body: CompleteMatchRequest,
+  ): Promise<CompletionOutcome> {
+    const started = process.hrtime.bigint();
+    const duplicates = duplicatePlayers(body);
+    if (duplicates.length > 0) throw AppError.validation(duplicates);
+    const canonical = canonicalCompletion(body);
+    const season = await this.deps.seasons.current(tenantId);
+    const now = this.deps.clock.now();
+
+    const client = await this.deps.pool.connect();
+    let result: Awaited<ReturnType<MatchCompletion["inTransaction"]>>;
+    try {
+      // BEGIN travels with the first query (inTransaction), one round trip fewer.
+      result = await this.inTransaction(client, {
+        tenantId,
+        gameId,
+        matchId,
+        body,
+        canonical,
+        season: season.number,
+        now,
+      });
+      await client.query("COMMIT");
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+    if (result.kind === "committed") {
+      await this.publish({ tenantId, gameId, season: season.number }, result.entries, result.outboxId);
+    }
+    this.deps.metrics?.completed(
+      result.kind === "replayed" ? "replayed" : "completed",
+      Number(process.hrtime.bigint() - started) / 1e9,
+    );
+    return { answer: result.answer, replayed: result.kind === "replayed" };
+  }
+
+  /** Sends committed entries to the leaderboard; the outbox row goes once Redis has them. */
+  private async publish(ref: BoardRef, entries: BoardEntry[], outboxId: string): Promise<void> {
+    try {
+      await this.deps.leaderboards.write(ref, entries);
+      this.deps.outbox.acknowledge(outboxId);
+    } catch (err) {
+      this.deps.logger.warn({ err, outboxId }, "leaderboard write deferred to the outbox");
+    }
+  }
+
+  private async inTransaction(
+    tx: SqlClient,
+    c: {
+      tenantId: string;
+      gameId: string;
+      matchId: string;
+      body: CompleteMatchRequest;
+      canonical: string;
+      season: number;
+      now: Date;
+    },
+  ): Promise<
+    | { kind: "replayed"; answer: CompleteMatchResponse }
+    | { kind: "committed"; answer: CompleteMatchResponse; entries: BoardEntry[]; outboxId: string }
+  > {
+    const { tenantId, gameId, matchId, body, season, now } = c;
+    // Syscalls dominate a completion's CPU here, so BEGIN and the match lock share one simple-query
+    // round trip; that protocol takes no parameters, so the two ids are escaped as literals.
+    const opened = (await tx.query(
+      `BEGIN; SELECT m.game_id, m.status::text AS status, m.result_request, m.result_answer,
+              (SELECT coalesce(json_agg(json_build_array(p.player_id, p.dropped_at IS NOT NULL)), '[]'::json)
+                 FROM match_players p WHERE p.tenant_id = m.tenant_id AND p.match_id = m.match_id) AS roster
+         FROM matches m WHERE m.tenant_id = ${tx.escapeLiteral(tenantId)} AND m.match_id = ${tx.escapeLiteral(matchId)}
+          FOR UPDATE OF m`,
+    )) as unknown as Array<{ rows: MatchRow[] }>;
+    const match = opened[1]?.rows[0];
+    if (!match || match.game_id !== gameId) {
+      throw new AppError("NOT_FOUND", `Match ${matchId} of game ${gameId} does not exist`);
+    }
+    if (match.status === "completed") {
+      if (match.result_request === c.canonical) {
+        return { kind: "replayed", answer: match.result_answer as CompleteMatchResponse };
+      }
+      throw new AppError("CONFLICT", `Match ${matchId} was already completed with a different result`);
+    }
+    if (match.status !== "confirmed") {
+      throw new AppError(
+        "CONFLICT",
+        `Match ${matchId} is ${match.status}; only a confirmed match can be completed`,
+      );
+    }
+    const errors = rosterErrors(
+      body,
+      match.roster.map(([playerId, dropped]) => ({ playerId, dropped })),
+    );
+    if (errors.length > 0) throw AppError.validation(errors);
+
+    const sorted = body.teams.flatMap((t) => t.players.map((p) => p.playerId)).sort();
+    // Creates new players and locks every one, in a fixed order (no deadlock between completions).
+    const locked = await tx.query<LockedPlayer>(
+      `INSERT INTO players (tenant_id, player_id, updated_at)
+       SELECT $1, id, $3 FROM unnest($2::text[]) AS id
+       ON CONFLICT (tenant_id, player_id) DO UPDATE SET updated_at = EXCLUDED.updated_at
+       RETURNING player_id, seq, total_matches, total_wins, total_losses, total_draws`,
+      [tenantId, sorted, now],
+    );
+    const playerRows = new Map(locked.rows.map((p) => [p.player_id, p]));
+    // Read after the locks: a completion that shared a player has committed by now.
+    const starts = await tx.query<StartingPoint>(
+      `SELECT ids.id AS player_id, s.season, s.mu, s.sigma, s.ranking_points, s.points_changed_at,
+              s.wins, s.losses, s.draws, s.matches, o.wins AS other_wins, o.losses AS other_losses,
+              o.matches AS other_matches
+         FROM unnest($4::text[]) AS ids(id)
+         LEFT JOIN LATERAL (
+              SELECT season, mu, sigma, ranking_points, points_changed_at, wins, losses, draws, matches
+                FROM player_stats ps
+               WHERE ps.tenant_id = $1 AND ps.player_id = ids.id AND ps.game_id = $2 AND ps.season <= $3
+               ORDER BY season DESC LIMIT 1) s ON true
+         LEFT JOIN LATERAL (
+              SELECT coalesce(sum(wins), 0)::int AS wins, coalesce(sum(losses), 0)::int AS losses,
+                     coalesce(sum(matches), 0)::int AS matches
+                FROM player_stats ps
+               WHERE ps.tenant_id = $1 AND ps.player_id = ids.id AND ps.season = $3 AND ps.game_id <> $2) o ON true`,
+      [tenantId, gameId, season, sorted],
+    );
+    const start = new Map(starts.rows.map((r) => [r.player_id, r]));
+    const ratings = await this.startingRatings(c, starts.rows);
+
+    const rated = rateMatch(
+      body.teams.map((t) => ({ rank: t.rank, players: t.players.map((p) => ratings.get(p.playerId)!) })),
+    );
+    const updates: PlayerUpdate[] = [];
+    for (const [t, team] of body.teams.entries()) {
+      const teamResult = rated[t]!;
+      for (const [i, p] of team.players.entries()) {
+        const row = start.get(p.playerId)!;
+        // This season's row of this game, if the player has one (else it starts from zero).
+        const before = row.season === season ? row : undefined;
+        const pointsBefore = before?.ranking_points ?? 0;
+        const pointsAfter = nextRankingPoints({
+          current: pointsBefore,
+          outcome: teamResult.outcome,
+          predictedWin: teamResult.predictedWin,
+          numTeams: body.teams.length,
+          placeBehind: teamResult.placeBehind,
+        });
+        const player = playerRows.get(p.playerId)!;
+        const won = teamResult.outcome === "win" ? 1 : 0;
+        const lost = teamResult.outcome === "loss" ? 1 : 0;
+        const drew = teamResult.outcome === "draw" ? 1 : 0;
+        updates.push({
+          playerId: p.playerId,
+          teamIndex: t,
+          teamRank: team.rank,
+          score: p.score,
+          outcome: teamResult.outcome,
+          predictedWin: teamResult.predictedWin,
+          before: ratings.get(p.playerId)!,
+          after: teamResult.players[i]!,
+          pointsBefore,
+          pointsAfter,
+          // A result that leaves the points unchanged keeps the time they were reached.
+          pointsChangedAt:
+            before?.points_changed_at && pointsAfter === pointsBefore ? before.points_changed_at : now,
+          wins: (before?.wins ?? 0) + won,
+          losses: (before?.losses ?? 0) + lost,
+          draws: (before?.draws ?? 0) + drew,
+          matches: (before?.matches ?? 0) + 1,
+          seq: BigInt(player.seq) + 1n,
+          totals: {
+            matches: player.total_matches + 1,
+            wins: player.total_wins + won,
+            losses: player.total_losses + lost,
+            draws: player.total_draws + drew,
+          },
+        });
+      }
+    }
+    const answer: CompleteMatchResponse = {
+      players: updates.map((u) => {
+        const other = start.get(u.playerId)!;
+        return playerResult(
+          u,
+          {
+            wins: other.other_wins + u.wins,
+            losses: other.other_losses + u.losses,
+            matches: other.other_matches + u.matches,
+          },
+          season,
+        );
+      }),
+    };
+    const outboxId = await this.write(tx, c, updates, answer, sorted);
+    const entries = updates.map((u) => ({
+      playerId: u.playerId,
+      points: u.pointsAfter,
+      reachedAt: u.pointsChangedAt,
+      seq: u.seq,
+    }));
+    return { kind: "committed", answer, entries, outboxId };
+  }
+
+  /**
+   * Ratings before the match. A player new to this game's season starts from its latest earlier
+   * season's rating moved toward the default by each season start since (carry-over), or from
+   * the default if it never played the game.
+   */
+  private async startingRatings(
+    c: { tenantId: string; gameId: string; season: number },
+    rows: readonly StartingPoint[],
+  ): Promise<Map<string, Rating>> {
+    const ratings = new Map<string, Rating>();
+    const factorsFrom = new Map<number, number[]>();
+    for (const row of rows) {
+      if (row.season === null || row.mu === null || row.sigma === null) {
+        ratings.set(row.player_id, { ...DEFAULT_RATING });
+        continue;
+      }
+      if (row.season === c.season) {
+        ratings.set(row.player_id, { mu: row.mu, sigma: row.sigma });
+        continue;
+      }
+      let factors = factorsFrom.get(row.season);
+      if (!factors) {
+        factors = await this.deps.seasons.carryOverFactors(c.tenantId, c.gameId, row.season, c.season);
+        factorsFrom.set(row.season, factors);
+      }
+      ratings.set(row.player_id, carryOver({ mu: row.mu, sigma: row.sigma }, factors));
+    }
+    return ratings;
+  }
+
+  /**
+   * One statement (data-modifying CTEs all run): statistics rows, player totals and sequences,
+   * history, the match's result, and the outbox row, whose id it answers.
+   */
+  private async write(
+    tx: SqlClient,
+    c: { tenantId: string; gameId: string; matchId: string; season: number; now: Date; canonical: string },
+    u: PlayerUpdate[],
+    answer: CompleteMatchResponse,
+    sortedIds: string[],
+  ): Promise<string> {
+    const col = <T>(f: (x: PlayerUpdate) => T) => u.map(f);
+    const params = [
+      c.tenantId, // $1
+      c.gameId, // $2
+      c.season, // $3
+      c.now, // $4
+      c.matchId, // $5
+      col((x) => x.playerId), // $6
+      col((x) => x.after.mu), // $7
+      col((x) => x.after.sigma), // $8
+      col((x) => x.pointsAfter), // $9
+      col((x) => x.pointsChangedAt), // $10
+      col((x) => x.wins), // $11
+      col((x) => x.losses), // $12
+      col((x) => x.draws), // $13
+      col((x) => x.matches), // $14
+      col((x) => Math.round((displayRating(x.after) - displayRating(x.before)) * 100) / 100), // $15
+      col((x) => x.pointsAfter - x.pointsBefore), // $16
+      col((x) => x.seq.toString()), // $17
+      col((x) => x.totals.matches), // $18
+      col((x) => x.totals.wins), // $19
+      col((x) => x.totals.losses), // $20
+      col((x) => x.totals.draws), // $21
+      col((x) => x.teamIndex), // $22
+      col((x) => x.teamRank), // $23
+      col((x) => x.outcome), // $24
+      col((x) => x.score), // $25
+      col((x) => x.predictedWin), // $26
+      col((x) => x.before.mu), // $27
+      col((x) => x.before.sigma), // $28
+      col((x) => x.pointsBefore), // $29
+      c.canonical, // $30
+      JSON.stringify(answer), // $31
+      sortedIds, // $32
+    ];
+    const { rows } = await tx.query<{ id: string }>(
+      `WITH stats AS (
+         INSERT INTO player_stats (tenant_id, game_id, season, player_id, mu, sigma, ranking_points,
+                points_changed_at, wins, losses, draws, matches, rating_delta_last_game,
+                ranking_delta_last_game, board_seq, updated_at)
+         SELECT $1, $2, $3, v.*, $4 FROM unnest($6::text[], $7::float8[], $8::float8[], $9::int[],
+                $10::timestamptz[], $11::int[], $12::int[], $13::int[], $14::int[], $15::float8[], $16::int[],
+                $17::bigint[]) AS v
+         ON CONFLICT (tenant_id, game_id, season, player_id) DO UPDATE SET
+                mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, ranking_points = EXCLUDED.ranking_points,
+                points_changed_at = EXCLUDED.points_changed_at, wins = EXCLUDED.wins,
+                losses = EXCLUDED.losses, draws = EXCLUDED.draws, matches = EXCLUDED.matches,
+                rating_delta_last_game = EXCLUDED.rating_delta_last_game,
+                ranking_delta_last_game = EXCLUDED.ranking_delta_last_game,
+                board_seq = EXCLUDED.board_seq, updated_at = EXCLUDED.updated_at),
+       totals AS (
+         UPDATE players AS p SET seq = v.seq, total_matches = v.m, total_wins = v.w, total_losses = v.l,
+                total_draws = v.d, updated_at = $4
+           FROM unnest($6::text[], $17::bigint[], $18::int[], $19::int[], $20::int[], $21::int[])
+                AS v(id, seq, m, w, l, d)
+          WHERE p.tenant_id = $1 AND p.player_id = v.id),
+       history AS (
+         INSERT INTO match_results (tenant_id, match_id, game_id, season, completed_at, player_id,
+                team_index, team_rank, outcome, score, predicted_win, mu_before, sigma_before, mu_after,
+                sigma_after, points_before, points_after)
+         SELECT $1, $5, $2, $3, $4, v.* FROM unnest($6::text[], $22::int[], $23::int[], $24::"Outcome"[],
+                $25::float8[], $26::float8[], $27::float8[], $28::float8[], $7::float8[], $8::float8[],
+                $29::int[], $9::int[]) AS v),
+       result AS (
+         UPDATE matches SET status = 'completed', completed_at = $4, updated_at = $4,
+                result_request = $30, result_answer = $31::jsonb
+          WHERE tenant_id = $1 AND match_id = $5)
+       INSERT INTO leaderboard_outbox (tenant_id, game_id, season, player_ids)
+       VALUES ($1, $2, $3, $32::text[]) RETURNING id`,
+      params,
+    );
+    return rows[0]!.id;
+  }
+}
+
+function playerResult(
+  u: PlayerUpdate,
+  sums: { wins: number; losses: number; matches: number },
+  season: number,
+): PlayerResult {
+  const ratingAfter = displayRating(u.after);
+  return {
+    playerId: u.playerId,
+    rating: ratingAfter,
+    ratingUncertainty: displayUncertainty(u.after),
+    rankingPoints: u.pointsAfter,
+    ratingDeltaLastGame: Math.round((ratingAfter - displayRating(u.before)) * 100) / 100,
+    rankingDeltaLastGame: u.pointsAfter - u.pointsBefore,
+    wins: u.wins,
+    losses: u.losses,
+    matchesPlayed: u.matches,
+    winRatio: u.matches === 0 ? 0 : u.wins / u.matches,
+    seasonWins: sums.wins,
+    seasonLosses: sums.losses,
+    seasonMatchesPlayed: sums.matches,
+    totalWins: u.totals.wins,
+    totalLosses: u.totals.losses,
+    totalMatchesPlayed: u.totals.matches,
+    season: seasonName(season),
+  };
+}

@@ -1,0 +1,62 @@
+import { FIRST_SEASON, MAX_STATS_SEASONS } from "@arena/contracts";
+import { DEFAULT_RATING, type Rating } from "../ratings/rating-model.js";
+
+/** `S3` → 3; undefined for anything that is not a season name. */
+export function seasonNumber(name: string): number | undefined {
+  const match = /^S([1-9][0-9]{0,8})$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+export function seasonName(n: number): string {
+  return `S${n}`;
+}
+
+/**
+ * A season start moves each rating toward the default: the distance from the default is
+ * multiplied by the carry-over factor c (1 keeps the rating, 0 resets it), for mu and sigma alike,
+ * so a returning player is less certain again:
+ *
+ *   mu' = mu0 + c × (mu − mu0)      sigma' = sigma0 + c × (sigma − sigma0)
+ *
+ * Seasons a player skipped apply one after the other: factors [c1, c2] act as c1 × c2.
+ */
+export function carryOver(rating: Rating, factors: readonly number[]): Rating {
+  const c = factors.reduce((acc, f) => acc * Math.min(1, Math.max(0, f)), 1);
+  return {
+    mu: DEFAULT_RATING.mu + c * (rating.mu - DEFAULT_RATING.mu),
+    sigma: DEFAULT_RATING.sigma + c * (rating.sigma - DEFAULT_RATING.sigma),
+  };
+}
+
+/**
+ * The seasons `getPlayerStats` answers when none are asked for: the current and the previous one,
+ * newest first; only S1 while S1 is current.
+ */
+export function defaultStatsSeasons(current: number): number[] {
+  return current <= 1 ? [1] : [current, current - 1];
+}
+
+export type SeasonSelection = { ok: true; seasons: number[] } | { ok: false; detail: string };
+
+/**
+ * The seasons a stats request names: unique, well-formed, at most MAX_STATS_SEASONS, none after the
+ * current one. Omitted → the defaults above.
+ */
+export function selectStatsSeasons(
+  requested: readonly string[] | undefined,
+  current: number,
+): SeasonSelection {
+  if (requested === undefined) return { ok: true, seasons: defaultStatsSeasons(current) };
+  if (requested.length > MAX_STATS_SEASONS)
+    return { ok: false, detail: `at most ${MAX_STATS_SEASONS} seasons may be requested` };
+  const seasons: number[] = [];
+  for (const name of requested) {
+    const n = seasonNumber(name);
+    if (n === undefined)
+      return { ok: false, detail: `${JSON.stringify(name)} is not a season name (S1, S2, ...)` };
+    if (!seasons.includes(n)) seasons.push(n);
+  }
+  return { ok: true, seasons };
+}
+
+export { FIRST_SEASON };

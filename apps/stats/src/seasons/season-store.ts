@@ -1,0 +1,177 @@
+import { DEFAULT_RATING_CARRY_OVER, type Season, type SeasonList } from "@arena/contracts";
+import { AppError } from "@arena/service-kit";
+import type { Clock } from "../clock.js";
+import type { Database } from "../db.js";
+import { seasonName } from "./season-rules.js";
+
+const MAX_CACHED_TENANTS = 10_000;
+
+export interface SeasonRow {
+  number: number;
+  startsAt: Date;
+  ratingCarryOver: number | null;
+  carryOverByGame: Record<string, number>;
+}
+
+export interface StartSeason {
+  /** When the new season starts; now when omitted. */
+  startsAt?: Date;
+  ratingCarryOver: number;
+  /** Per-game factors (Idem's `percentages` / 100). */
+  carryOverByGame?: Record<string, number>;
+  /** Idem's reset names the season it starts: it must be the next one. */
+  expectedName?: string;
+}
+
+/**
+ * A tenant's seasons. S1 exists from the tenant's first use; each new season S<N+1> starts at a
+ * given time (now by default). The current season is the latest one that has started; at most one
+ * season may be scheduled ahead.
+ */
+export class SeasonStore {
+  /**
+   * Current season per tenant, kept for `cacheMs` (every completion and leaderboard read needs
+   * it). A season started on this replica is seen at once; one started on another replica within
+   * `cacheMs`.
+   */
+  private readonly cache = new Map<string, { row: SeasonRow; until: number }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly cacheMs = 1_000,
+  ) {}
+
+  async current(tenantId: string): Promise<SeasonRow> {
+    const now = this.clock.now();
+    const cached = this.cache.get(tenantId);
+    if (cached && cached.until > now.getTime()) {
+      return cached.row;
+    }
+    const row = await this.readCurrent(tenantId, now);
+    if (this.cache.size >= MAX_CACHED_TENANTS) this.cache.clear();
+    this.cache.set(tenantId, { row, until: now.getTime() + this.cacheMs });
+    return row;
+  }
+
+  private async readCurrent(tenantId: string, now: Date): Promise<SeasonRow> {
+    const rows = await this.db.$queryRaw<RawSeason[]>`
+      SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
+       WHERE tenant_id = ${tenantId} AND starts_at <= ${now} ORDER BY number DESC LIMIT 1`;
+    const row = rows[0];
+    if (row) return toSeasonRow(row);
+    await this.ensureFirst(tenantId, now);
+    const first = await this.db.$queryRaw<RawSeason[]>`
+      SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
+       WHERE tenant_id = ${tenantId} ORDER BY number ASC LIMIT 1`;
+    return toSeasonRow(first[0]!);
+  }
+
+  async all(tenantId: string): Promise<SeasonRow[]> {
+    await this.ensureFirst(tenantId, this.clock.now());
+    const rows = await this.db.$queryRaw<RawSeason[]>`
+      SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
+       WHERE tenant_id = ${tenantId} ORDER BY number ASC`;
+    return rows.map(toSeasonRow);
+  }
+
+  async list(tenantId: string): Promise<SeasonList> {
+    const rows = await this.all(tenantId);
+    const now = this.clock.now();
+    const current = [...rows].reverse().find((r) => r.startsAt <= now) ?? rows[0]!;
+    return {
+      currentSeason: seasonName(current.number),
+      seasons: rows.map((row, i) => toSeason(row, rows[i + 1], current.number, now)),
+    };
+  }
+
+  /** Starts S<N+1>; one at a time per tenant (an advisory lock on the tenant). */
+  async start(tenantId: string, request: StartSeason): Promise<Season> {
+    const now = this.clock.now();
+    const startsAt = request.startsAt ?? now;
+    const row = await this.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`seasons:${tenantId}`}, 0))`;
+      await tx.$executeRaw`
+        INSERT INTO seasons (tenant_id, number, starts_at) VALUES (${tenantId}, 1, ${now}) ON CONFLICT DO NOTHING`;
+      const [latest] = await tx.$queryRaw<RawSeason[]>`
+        SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
+         WHERE tenant_id = ${tenantId} ORDER BY number DESC LIMIT 1`;
+      const last = toSeasonRow(latest!);
+      const next = last.number + 1;
+      if (request.expectedName !== undefined && request.expectedName !== seasonName(next)) {
+        throw new AppError(
+          "CONFLICT",
+          `The next season of this tenant is ${seasonName(next)}, not ${request.expectedName}`,
+        );
+      }
+      if (last.startsAt > now) {
+        throw new AppError("CONFLICT", `${seasonName(last.number)} is scheduled and has not started yet`);
+      }
+      if (startsAt < last.startsAt) {
+        throw AppError.validation([
+          {
+            pointer: request.expectedName === undefined ? "/startsAt" : "/seasonStart",
+            detail: `must not be before ${seasonName(last.number)} started (${last.startsAt.toISOString()})`,
+          },
+        ]);
+      }
+      const byGame = JSON.stringify(request.carryOverByGame ?? {});
+      const [inserted] = await tx.$queryRaw<RawSeason[]>`
+        INSERT INTO seasons (tenant_id, number, starts_at, rating_carry_over, carry_over_by_game)
+        VALUES (${tenantId}, ${next}, ${startsAt}, ${request.ratingCarryOver}, ${byGame}::jsonb)
+        RETURNING number, starts_at, rating_carry_over, carry_over_by_game`;
+      return toSeasonRow(inserted!);
+    });
+    this.cache.delete(tenantId);
+    const current = row.startsAt <= now ? row.number : row.number - 1;
+    return toSeason(row, undefined, current, now);
+  }
+
+  /** S1 exists from the first time a tenant needs a season. */
+  private async ensureFirst(tenantId: string, now: Date): Promise<void> {
+    await this.db.$executeRaw`
+      INSERT INTO seasons (tenant_id, number, starts_at) VALUES (${tenantId}, 1, ${now}) ON CONFLICT DO NOTHING`;
+  }
+
+  /**
+   * The carry-over factors a player's rating in `gameId` goes through from the end of season
+   * `after` to the start of season `upTo` (both numbers), oldest first.
+   */
+  async carryOverFactors(tenantId: string, gameId: string, after: number, upTo: number): Promise<number[]> {
+    if (upTo <= after) return [];
+    const rows = await this.db.$queryRaw<RawSeason[]>`
+      SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
+       WHERE tenant_id = ${tenantId} AND number > ${after} AND number <= ${upTo} ORDER BY number`;
+    return rows.map(toSeasonRow).map((s) => factorFor(s, gameId));
+  }
+}
+
+export function factorFor(season: SeasonRow, gameId: string): number {
+  return season.carryOverByGame[gameId] ?? season.ratingCarryOver ?? DEFAULT_RATING_CARRY_OVER;
+}
+
+interface RawSeason {
+  number: number;
+  starts_at: Date;
+  rating_carry_over: number | null;
+  carry_over_by_game: unknown;
+}
+
+function toSeasonRow(raw: RawSeason): SeasonRow {
+  return {
+    number: raw.number,
+    startsAt: raw.starts_at,
+    ratingCarryOver: raw.rating_carry_over,
+    carryOverByGame: (raw.carry_over_by_game ?? {}) as Record<string, number>,
+  };
+}
+
+function toSeason(row: SeasonRow, next: SeasonRow | undefined, current: number, now: Date): Season {
+  return {
+    season: seasonName(row.number),
+    startsAt: row.startsAt.toISOString(),
+    endsAt: next && next.startsAt <= now ? next.startsAt.toISOString() : null,
+    isCurrentSeason: row.number === current,
+    ratingCarryOver: row.ratingCarryOver,
+  };
+}

@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { createHarness, createMatch, gameConfig, type Harness, playMatch, result } from "./harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+  await h.as("acme").put("/games/duel", gameConfig(2, 1)).expect(200);
+  await h.as("acme").put("/games/squads", gameConfig(2, 2)).expect(200);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const path = (game: string, match: string) => `/games/${game}/matches/${match}/statuses/completed`;
+
+describe("completing a match", () => {
+  it("rates both players, counts the result and answers every PlayerResult field", async () => {
+    const { body } = await playMatch(h, "acme", "duel", [["alice"], ["bob"]]);
+    const [alice, bob] = body.players;
+    expect(alice).toEqual({
+      playerId: "alice",
+      rating: expect.any(Number),
+      ratingUncertainty: expect.any(Number),
+      rankingPoints: 30,
+      ratingDeltaLastGame: expect.any(Number),
+      rankingDeltaLastGame: 30,
+      wins: 1,
+      losses: 0,
+      matchesPlayed: 1,
+      winRatio: 1,
+      seasonWins: 1,
+      seasonLosses: 0,
+      seasonMatchesPlayed: 1,
+      totalWins: 1,
+      totalLosses: 0,
+      totalMatchesPlayed: 1,
+      season: "S1",
+    });
+    expect(alice!.rating as number).toBeGreaterThan(1500);
+    expect(alice!.ratingDeltaLastGame as number).toBeGreaterThan(0);
+    expect(bob).toMatchObject({
+      playerId: "bob",
+      rankingPoints: 0,
+      rankingDeltaLastGame: 0,
+      wins: 0,
+      losses: 1,
+    });
+    expect(bob!.rating as number).toBeLessThan(1500);
+  });
+
+  it("returns the stored answer to a replay of the same body and counts the match once", async () => {
+    const teams = [["carol"], ["dave"]];
+    const matchId = await createMatch(h, "acme", "duel", teams);
+    const first = await h.as("acme", "server").post(path("duel", matchId), result(teams)).expect(200);
+    const again = await h.as("acme", "server").post(path("duel", matchId), result(teams)).expect(200);
+    expect(again.body).toEqual(first.body);
+    const stats = await h.as("acme").get("/players/carol").expect(200);
+    expect(stats.body.totalMatchesPlayed).toBe(1);
+  });
+
+  it("counts concurrent replays of one completion once", async () => {
+    const teams = [["uma"], ["vic"]];
+    const matchId = await createMatch(h, "acme", "duel", teams);
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => h.as("acme", "server").post(path("duel", matchId), result(teams)).expect(200)),
+    );
+    expect(answers[1]!.body).toEqual(answers[0]!.body);
+    expect(answers[2]!.body).toEqual(answers[0]!.body);
+    expect((await h.as("acme").get("/players/uma").expect(200)).body.totalMatchesPlayed).toBe(1);
+  });
+
+  it("answers 409 to a different result for a completed match, and changes nothing", async () => {
+    const teams = [["erin"], ["frank"]];
+    const matchId = await createMatch(h, "acme", "duel", teams);
+    await h.as("acme", "server").post(path("duel", matchId), result(teams)).expect(200);
+    const res = await h
+      .as("acme", "server")
+      .post(path("duel", matchId), result(teams, [1, 0]))
+      .expect(409);
+    expect(res.body.code).toBe("CONFLICT");
+    expect((await h.as("acme").get("/players/frank").expect(200)).body.totalWins).toBe(0);
+  });
+
+  it("requires exactly the match's roster", async () => {
+    const teams = [["gina"], ["hal"]];
+    const matchId = await createMatch(h, "acme", "duel", teams);
+    const stranger = await h
+      .as("acme", "server")
+      .post(path("duel", matchId), result([["gina"], ["mallory"]]))
+      .expect(400);
+    expect(stranger.body.errors).toEqual(
+      expect.arrayContaining([
+        { pointer: "/teams/1/players/0/playerId", detail: "is not in this match's roster" },
+      ]),
+    );
+    const missing = await h
+      .as("acme", "server")
+      .post(path("duel", matchId), result([["gina"]]))
+      .expect(400);
+    expect(missing.body.errors[0].pointer).toBe("/teams");
+    const twice = await h
+      .as("acme", "server")
+      .post(path("duel", matchId), result([["gina"], ["gina"]]))
+      .expect(400);
+    expect(twice.body.errors[0]).toEqual({
+      pointer: "/teams/1/players/0/playerId",
+      detail: "is listed twice",
+    });
+  });
+
+  it("rates a dropped player listed with its team, and accepts it left out", async () => {
+    const teams = [
+      ["ivy", "jack"],
+      ["kim", "lee"],
+    ];
+    const matchId = await createMatch(h, "acme", "squads", teams);
+    await h.stats.matches.dropPlayer("acme", matchId, "jack", h.clock.now());
+    const res = await h.as("acme", "server").post(path("squads", matchId), result(teams)).expect(200);
+    expect(res.body.players.map((p: { playerId: string }) => p.playerId)).toEqual([
+      "ivy",
+      "jack",
+      "kim",
+      "lee",
+    ]);
+    const other = await createMatch(h, "acme", "squads", teams);
+    await h.stats.matches.dropPlayer("acme", other, "jack", h.clock.now());
+    await h
+      .as("acme", "server")
+      .post(path("squads", other), result([["ivy"], ["kim", "lee"]]))
+      .expect(200);
+  });
+
+  it("answers 404 for an unknown match, a match of another game and another tenant's match", async () => {
+    const teams = [["nia"], ["oz"]];
+    const matchId = await createMatch(h, "acme", "duel", teams);
+    await h
+      .as("acme", "server")
+      .post(path("duel", "00000000-0000-4000-8000-000000000000"), result(teams))
+      .expect(404);
+    await h.as("acme", "server").post(path("squads", matchId), result(teams)).expect(404);
+    await h.as("globex", "server").post(path("duel", matchId), result(teams)).expect(404);
+  });
+
+  it("refuses to complete a match that is not confirmed", async () => {
+    const teams = [["pat"], ["quin"]];
+    const { randomUUID } = await import("node:crypto");
+    const matchId = randomUUID();
+    await h.stats.matches.create("acme", {
+      matchId,
+      gameId: "duel",
+      server: "eu-1",
+      status: "delivered",
+      teams: teams.map((t) => t.map((playerId) => ({ playerId }))),
+    });
+    expect(
+      (await h.as("acme", "server").post(path("duel", matchId), result(teams)).expect(409)).body.code,
+    ).toBe("CONFLICT");
+  });
+
+  it("answers 400 naming the field for a malformed body", async () => {
+    const matchId = await createMatch(h, "acme", "duel", [["ray"], ["sam"]]);
+    const res = await h
+      .as("acme", "server")
+      .post(path("duel", matchId), { teams: [{ rank: -1, players: [{ playerId: "ray" }] }] })
+      .expect(400);
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        { pointer: "/teams/0/rank", detail: "must be >= 0" },
+        { pointer: "/teams/0/players/0/score", detail: "is required" },
+      ]),
+    );
+  });
+
+  it("loses no update when concurrent completions of different matches share a player", async () => {
+    const matches = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => createMatch(h, "acme", "duel", [["hub"], [`rival-${i}`]])),
+    );
+    await Promise.all(
+      matches.map((matchId, i) =>
+        h
+          .as("acme", "server")
+          .post(path("duel", matchId), result([["hub"], [`rival-${i}`]]))
+          .expect(200),
+      ),
+    );
+    const stats = await h.as("acme").get("/players/hub").expect(200);
+    expect(stats.body.totalMatchesPlayed).toBe(12);
+    expect(stats.body.totalWins).toBe(12);
+    const duel = stats.body.seasons[0].stats.find((s: { gameId: string }) => s.gameId === "duel");
+    expect(duel).toMatchObject({ matchesPlayed: 12, wins: 12 });
+    // Every win adds at least 20 points, each one applied on top of the previous.
+    expect(duel.rankingPoints).toBeGreaterThanOrEqual(240);
+    const history = await h.as("acme").get("/players/hub/history?limit=100").expect(200);
+    expect(history.body.results).toHaveLength(12);
+    // The clock stands still here, so order the results by their points: each one must start
+    // exactly where the previous one ended (a lost update would leave a gap or a repeat).
+    type Step = { before: { rankingPoints: number }; after: { rankingPoints: number } };
+    const chain = [...(history.body.results as Step[])].sort(
+      (a, b) => a.before.rankingPoints - b.before.rankingPoints,
+    );
+    expect(chain[0]!.before.rankingPoints).toBe(0);
+    chain.forEach((step, i) => {
+      if (i > 0) expect(step.before.rankingPoints).toBe(chain[i - 1]!.after.rankingPoints);
+    });
+    expect(chain[11]!.after.rankingPoints).toBe(duel.rankingPoints);
+  });
+});

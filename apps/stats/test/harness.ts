@@ -1,0 +1,201 @@
+import { randomUUID } from "node:crypto";
+import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { closeRedis, createRedis, createTestRedis, type Redis, type TestRedis } from "@arena/redis";
+import { createLogger } from "@arena/service-kit";
+import supertest from "supertest";
+import { createApp, type StatsApp } from "../src/app.js";
+import type { Clock } from "../src/clock.js";
+import { createDatabaseClient, createPool, type Database } from "../src/db.js";
+import { migrationsDir, schemaPath } from "../src/schema-version.js";
+
+export const SERVICE_TOKEN = "test-service-token-0123456789";
+
+/** A clock the test moves by hand; starts at a fixed time so tie-breaks by time are under control. */
+export class TestClock implements Clock {
+  private current = Date.UTC(2026, 10, 1, 12, 0, 0);
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+export interface StatsInstance {
+  stats: StatsApp;
+  db: Database;
+  redis: Redis;
+  http: ReturnType<typeof supertest>;
+  close(): Promise<void>;
+}
+
+export interface Harness extends StatsInstance {
+  database: TestDatabase;
+  testRedis: TestRedis;
+  clock: TestClock;
+  /** Another app on the same database and Redis prefix (a replica, or one with another Redis). */
+  startInstance(options?: { redisUrl?: string }): Promise<StatsInstance>;
+  /** Requests as the gateway sends them: token, tenant and role headers. */
+  as(tenantId: string, role?: "server" | "admin"): Caller;
+  close(): Promise<void>;
+}
+
+export interface Caller {
+  get(path: string): supertest.Test;
+  post(path: string, body?: object): supertest.Test;
+  put(path: string, body?: object): supertest.Test;
+}
+
+export async function createHarness(): Promise<Harness> {
+  const database = await createTestDatabase({ schemaPath, migrationsDir, prefix: "stats_test" });
+  const testRedis = await createTestRedis("stats_test");
+  const clock = new TestClock();
+  const instances: StatsInstance[] = [];
+
+  const startInstance = async (options: { redisUrl?: string } = {}): Promise<StatsInstance> => {
+    const pool = createPool(database.url, 10);
+    const db = createDatabaseClient(pool);
+    // Like production: commands fail at once while Redis is unreachable (no offline queue).
+    const redis = createRedis(options.redisUrl ?? testRedis.url, { connectionName: "stats-test" });
+    const logger = createLogger({ name: "stats", level: "silent" });
+    const stats = createApp({
+      db,
+      pool,
+      redis,
+      keys: testRedis.keys,
+      clock,
+      config: { SERVICE_TOKEN, REBUILD_WAIT_MS: 10_000 },
+      logger,
+    });
+    const instance: StatsInstance = {
+      stats,
+      db,
+      redis,
+      http: supertest(stats.app),
+      async close() {
+        await stats.outbox.stop();
+        await closeRedis(redis);
+        await db.$disconnect();
+        await pool.end();
+      },
+    };
+    instances.push(instance);
+    return instance;
+  };
+
+  const main = await startInstance();
+  const as = (tenantId: string, role: "server" | "admin" = "admin"): Caller => {
+    const auth = (t: supertest.Test) =>
+      t
+        .set("authorization", `Bearer ${SERVICE_TOKEN}`)
+        .set("x-arena-tenant", tenantId)
+        .set("x-arena-role", role);
+    return {
+      get: (path) => auth(main.http.get(path)),
+      post: (path, body) =>
+        body === undefined ? auth(main.http.post(path)) : auth(main.http.post(path)).send(body),
+      put: (path, body) =>
+        body === undefined ? auth(main.http.put(path)) : auth(main.http.put(path)).send(body),
+    };
+  };
+  return {
+    ...main,
+    database,
+    testRedis,
+    clock,
+    startInstance,
+    as,
+    async close() {
+      for (const instance of instances) await instance.close().catch(() => {});
+      await testRedis.cleanup();
+      await database.drop();
+    },
+  };
+}
+
+export const gameConfig = (numTeams = 2, numPlayersPerTeam = 1) => ({
+  numTeams,
+  numPlayersPerTeam,
+  servers: ["eu-1", "us-1"],
+});
+
+/** Creates a confirmed match of these teams (player ids) and answers its id. */
+export async function createMatch(
+  h: Pick<Harness, "stats">,
+  tenantId: string,
+  gameId: string,
+  teams: string[][],
+): Promise<string> {
+  const matchId = randomUUID();
+  await h.stats.matches.create(tenantId, {
+    matchId,
+    gameId,
+    server: "eu-1",
+    teams: teams.map((team) => team.map((playerId) => ({ playerId }))),
+  });
+  return matchId;
+}
+
+/** A completion body: team i gets rank ranks[i] (the winners first by default). */
+export function result(teams: string[][], ranks: number[] = teams.map((_, i) => i)) {
+  return {
+    teams: teams.map((players, i) => ({
+      rank: ranks[i]!,
+      players: players.map((playerId) => ({ playerId, score: 10 })),
+    })),
+  };
+}
+
+/** Creates, then completes a match; answers the completion response. */
+export async function playMatch(
+  h: Harness,
+  tenantId: string,
+  gameId: string,
+  teams: string[][],
+  ranks?: number[],
+) {
+  const matchId = await createMatch(h, tenantId, gameId, teams);
+  const res = await h
+    .as(tenantId, "server")
+    .post(`/games/${gameId}/matches/${matchId}/statuses/completed`, result(teams, ranks));
+  if (res.status !== 200) throw new Error(`completion answered ${res.status}: ${res.text}`);
+  return { matchId, body: res.body as { players: Array<Record<string, unknown> & { playerId: string }> } };
+}
+
+export interface SeedEntry {
+  playerId: string;
+  points: number;
+  /** Seconds after 2026-01-01 when the points were reached. */
+  at: number;
+  seq?: number;
+}
+
+/** Writes statistics rows straight into PostgreSQL (the board then comes from a rebuild). */
+export async function seedBoard(
+  db: Database,
+  tenantId: string,
+  gameId: string,
+  season: number,
+  entries: SeedEntry[],
+) {
+  const base = Date.UTC(2026, 0, 1);
+  await db.player.createMany({
+    data: entries.map((e) => ({ tenantId, playerId: e.playerId, seq: BigInt(e.seq ?? 1) })),
+    skipDuplicates: true,
+  });
+  await db.playerStat.createMany({
+    data: entries.map((e) => ({
+      tenantId,
+      gameId,
+      season,
+      playerId: e.playerId,
+      mu: 25,
+      sigma: 25 / 3,
+      rankingPoints: e.points,
+      pointsChangedAt: new Date(base + e.at * 1000),
+      matches: 1,
+      boardSeq: BigInt(e.seq ?? 1),
+      updatedAt: new Date(base),
+    })),
+  });
+}
