@@ -53,6 +53,11 @@ function apps(secrets) {
       needsLicense: true,
     },
     {
+      name: "stats",
+      port: 8081,
+      env: { PORT: "8081", SERVICE_TOKEN: secrets.serviceToken },
+    },
+    {
       name: "gateway",
       port: 8080,
       env: {
@@ -194,7 +199,8 @@ Arena is running (Ctrl-C stops everything):
   admin token ${secrets.adminToken}
   license key ${secrets.licenseKey} (advanced edition)
   mail        ${join(devDir, "mail")} (development mail transport)
-  gateway     http://127.0.0.1:8080   POST /auth, hosted API (stats at 8081), /docs
+  gateway     http://127.0.0.1:8080   POST /auth, hosted API, /docs
+  stats       http://127.0.0.1:8081   internal: only the gateway calls it (SERVICE_TOKEN)
   login       ClientId ${dev.clientId}  USERNAME ${dev.username}  PASSWORD ${dev.password} (tenant dev, role admin)
 `);
 }
