@@ -22,7 +22,10 @@ export interface LoadFigures {
 
 export interface GatewayProxyReport {
   load: typeof LOAD;
+  /** The real stats service called directly with the service token: what the gateway fronts. */
   direct: LoadFigures;
+  /** A bare node HTTP server answering a constant: the machine's ceiling, for scale. */
+  bareServer: LoadFigures;
   /** The service kit's express pipeline answering the same constant: what any of our apps pays. */
   expressFloor: LoadFigures;
   gateway: LoadFigures;
@@ -86,7 +89,7 @@ async function json(url: string, init: RequestInit): Promise<Record<string, unkn
 }
 
 /** A tenant, an app client and a server user on the benchmark gateway; answers an IdToken. */
-async function login(gateway: string): Promise<string> {
+async function login(gateway: string): Promise<{ token: string; tenantId: string }> {
   const admin = { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` };
   const tenantId = `bench-${Date.now().toString(36)}`;
   await json(`${gateway}/admin/tenants`, {
@@ -116,12 +119,13 @@ async function login(gateway: string): Promise<string> {
       ClientId: clientId,
     }),
   });
-  return (answer.AuthenticationResult as { IdToken: string }).IdToken;
+  return { token: (answer.AuthenticationResult as { IdToken: string }).IdToken, tenantId };
 }
 
 /**
- * Authenticated proxying through the real gateway (token check, role check, the tenant's Redis
- * rate limit, undici to the upstream) against calling the same upstream directly, in one run.
+ * Authenticated proxying through the real gateway (token check, role check, the tenant's rate
+ * limit, undici to stats) against calling the real stats service directly, in one run; a bare
+ * constant-answer server and the service kit's express floor are measured beside them, for scale.
  */
 export async function runGatewayProxyBenchmark(root: string): Promise<GatewayProxyReport> {
   const gatewayDir = join(root, "apps", "gateway");
@@ -132,8 +136,25 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
     schemaPath: join(gatewayDir, "prisma", "schema.prisma"),
     migrationsDir: join(gatewayDir, "prisma", "migrations"),
   });
+  const statsDir = join(root, "apps", "stats");
+  const statsDatabaseUrl =
+    process.env.BENCH_GATEWAY_STATS_DATABASE_URL ??
+    "postgresql://postgres@127.0.0.1:5432/arena_bench_gateway_stats";
+  await migrateDatabase({
+    databaseUrl: statsDatabaseUrl,
+    schemaPath: join(statsDir, "prisma", "schema.prisma"),
+    migrationsDir: join(statsDir, "prisma", "migrations"),
+  });
+  const serviceToken = "bench-service-token-0123456789";
+  const redisPrefix = `arena_bench_${process.pid}:`;
   const services: Service[] = [];
   try {
+    const stats = await startService("stats", join(statsDir, "dist", "main.js"), 18081, {
+      DATABASE_URL: statsDatabaseUrl,
+      SERVICE_TOKEN: serviceToken,
+      REDIS_KEY_PREFIX: redisPrefix,
+    });
+    services.push(stats);
     const upstream = await startService(
       "upstream",
       join(root, "bench", "dist", "constant-upstream.js"),
@@ -150,29 +171,37 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
     services.push(floor);
     const gateway = await startService("gateway", join(gatewayDir, "dist", "main.js"), 18080, {
       DATABASE_URL: databaseUrl,
-      STATS_URL: upstream.url,
+      STATS_URL: stats.url,
       ADMIN_TOKEN,
-      SERVICE_TOKEN: "bench-service-token-0123456789",
+      SERVICE_TOKEN: serviceToken,
       SIGNING_KEY_SECRET: "bench-signing-key-secret-0123456789abcdef",
-      REDIS_KEY_PREFIX: `arena_bench_${process.pid}:`,
+      REDIS_KEY_PREFIX: redisPrefix,
       // The limit is not what is measured: high enough never to answer 429.
       TENANT_RATE_LIMIT: "1000000000",
     });
     services.push(gateway);
-    const token = await login(gateway.url);
+    const { token, tenantId } = await login(gateway.url);
     const auth = { authorization: token };
+    // What the gateway sends stats for this caller.
+    const service = {
+      authorization: `Bearer ${serviceToken}`,
+      "x-arena-tenant": tenantId,
+      "x-arena-role": "server",
+    };
     const path = "/seasons";
 
     console.log(`  warming up (${LOAD.warmupSeconds} s each)…`);
+    await load(`${stats.url}${path}`, service, LOAD.warmupSeconds);
     await load(`${upstream.url}${path}`, {}, LOAD.warmupSeconds);
     await load(`${floor.url}${path}`, {}, LOAD.warmupSeconds);
     await load(`${gateway.url}${path}`, auth, LOAD.warmupSeconds);
     console.log(`  autocannon, ${LOAD.connections} connections, ${LOAD.durationSeconds} s each…`);
-    const direct = await load(`${upstream.url}${path}`, {}, LOAD.durationSeconds);
+    const direct = await load(`${stats.url}${path}`, service, LOAD.durationSeconds);
+    const bareServer = await load(`${upstream.url}${path}`, {}, LOAD.durationSeconds);
     const expressFloor = await load(`${floor.url}${path}`, {}, LOAD.durationSeconds);
     const viaGateway = await load(`${gateway.url}${path}`, auth, LOAD.durationSeconds);
     console.log(`  ${SEQUENTIAL_REQUESTS} sequential requests each…`);
-    const directTimes = await sequential(upstream.url, path, {});
+    const directTimes = await sequential(stats.url, path, service);
     const gatewayTimes = await sequential(gateway.url, path, auth);
     const seq = {
       directP50Ms: round3(median(directTimes)),
@@ -183,6 +212,7 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
     return {
       load: LOAD,
       direct,
+      bareServer,
       expressFloor,
       gateway: viaGateway,
       sequential: seq,
@@ -204,17 +234,18 @@ export function gatewayProxyMarkdown(report: GatewayProxyReport): string {
     `| ${name} | ${f.requestsPerSecond.toLocaleString("en")} | ${f.p50Ms} ms | ${f.p99Ms} ms | ${f.errors + f.non2xx} |`;
   const s = report.sequential;
   return [
-    `**Gateway proxy**: \`GET /seasons\` with an IdToken through the gateway (token and role check, the tenant's Redis rate limit, undici to the upstream) against the same constant-answer upstream called directly; autocannon, ${report.load.connections} connections, ${report.load.durationSeconds} s each.`,
+    `**Gateway proxy**: \`GET /seasons\` with an IdToken through the gateway (token and role check, the tenant's rate limit, undici to stats) against the real stats service called directly with the service token; a bare node server and the service kit's express floor, both answering a constant, for scale; autocannon, ${report.load.connections} connections, ${report.load.durationSeconds} s each.`,
     "",
     "| target | req/s | p50 | p99 | errors |",
     "|---|---|---|---|---|",
-    row("upstream directly", report.direct),
+    row("stats directly (service token)", report.direct),
+    ...(report.bareServer ? [row("bare node server, constant answer", report.bareServer)] : []),
     row("service-kit express app, constant answer (floor)", report.expressFloor),
     row("through the gateway", report.gateway),
     "",
     `One request at a time (hrtime, ${SEQUENTIAL_REQUESTS} each): direct p50 ${s.directP50Ms} ms / p99 ${s.directP99Ms} ms; gateway p50 ${s.gatewayP50Ms} ms / p99 ${s.gatewayP99Ms} ms.`,
     "",
-    `Added at p50: ${report.addedSequentialP50Ms} ms one at a time, ${report.addedP50Ms} ms under load (target ≤ ${report.targets.addedP50Ms} ms). Throughput kept: ${(report.throughputShare * 100).toFixed(1)} % of direct (target ≥ ${report.targets.throughputShare * 100} %), ${(report.throughputShareOfExpressFloor * 100).toFixed(1)} % of the express floor. Gateway peak RSS ${report.gatewayPeakRssMiB} MiB.`,
+    `Added at p50: ${report.addedSequentialP50Ms} ms one at a time, ${report.addedP50Ms} ms under load (target ≤ ${report.targets.addedP50Ms} ms). Throughput kept: ${(report.throughputShare * 100).toFixed(1)} % of stats called directly (target ≥ ${report.targets.throughputShare * 100} %), ${(report.throughputShareOfExpressFloor * 100).toFixed(1)} % of the express floor. Gateway peak RSS ${report.gatewayPeakRssMiB} MiB.`,
     "",
   ].join("\n");
 }
