@@ -1,3 +1,3 @@
 import { jestConfig } from "../../jest.config.base.js";
 
-export default jestConfig({ globalSetup: "<rootDir>/test/build-license-service.js" });
+export default jestConfig({ globalSetup: "<rootDir>/test/build-for-tests.js" });

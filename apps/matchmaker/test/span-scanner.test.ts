@@ -6,8 +6,8 @@ import {
 } from "../src/answer/span-scanner.js";
 import { scanTicketSpans } from "../src/answer/ticket-spans.js";
 
-// The worker runs compiled JavaScript: turbo builds the app before its tests (apps/matchmaker/turbo.json).
-const compiledWorker = new URL("../dist/http/span-scanner-worker.js", import.meta.url);
+// The worker runs compiled JavaScript: the tests build the app first (test/build-for-tests.js).
+const compiledWorker = new URL("../dist/answer/span-scanner-worker.js", import.meta.url);
 
 function body(count: number): Buffer {
   const tickets = Array.from({ length: count }, (_, i) => ({
