@@ -92,7 +92,10 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       return;
     }
     const appError = asAppError(err);
-    if (appError.status >= 500) req.log.error({ err: appError.cause ?? appError }, appError.detail);
+    // 503 is a state the service reports (not ready, draining, a dependency down), not a fault in
+    // the code: a line per answer without a stack, where 500s keep theirs.
+    if (appError.code === "SERVICE_UNAVAILABLE") req.log.warn({ code: appError.code }, appError.detail);
+    else if (appError.status >= 500) req.log.error({ err: appError.cause ?? appError }, appError.detail);
     else req.log.debug({ code: appError.code }, appError.detail);
     sendProblem(req, res, appError);
   });

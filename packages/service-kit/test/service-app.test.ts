@@ -176,8 +176,8 @@ describe("health and metrics", () => {
     expect(ready.body).toEqual({ status: "ready", checks: { db: "ok" } });
   });
 
-  it("answers /readyz with 503 naming the failing dependency", async () => {
-    const { app } = buildApp([
+  it("answers /readyz with 503 naming the failing dependency, logged as a warning without a stack", async () => {
+    const { app, lines } = buildApp([
       { name: "db", check: async () => {} },
       {
         name: "redis",
@@ -191,6 +191,9 @@ describe("health and metrics", () => {
     expect(res.headers["content-type"]).toMatch(PROBLEM);
     expect(res.body.detail).toContain("redis failing: connection refused");
     expect(res.body.checks).toEqual({ db: "ok", redis: "failing: connection refused" });
+    const logged = lines.find((l) => l.code === "SERVICE_UNAVAILABLE");
+    expect(logged?.level).toBe("warn");
+    expect(lines.some((l) => l.level === "error")).toBe(false);
   });
 
   it("answers /readyz with 503 once shutdown has begun", async () => {
