@@ -1,6 +1,2 @@
-/** The time source; tests pass a clock they can move to cross rate-limit windows and lease lifetimes. */
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+// The kit's one time source; tests pass a clock they can move across windows and lifetimes.
+export { type Clock, systemClock } from "@arena/service-kit";

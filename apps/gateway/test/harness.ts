@@ -1,9 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
 import { closeRedis, createRedis, createTestRedis, type TestRedis } from "@arena/redis";
-import { createLogger } from "@arena/service-kit";
+import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, GATEWAY_REDACTED_KEYS, type GatewayApp } from "../src/app.js";
 import type { Clock } from "../src/clock.js";
@@ -13,33 +12,13 @@ import { INITIATE_AUTH_TARGET } from "../src/identity/cognito-routes.js";
 import { migrationsDir, schemaPath } from "../src/schema-version.js";
 import { type StatsStub, startStatsStub } from "./stats-stub.js";
 
+/** Harness names for the kit's test helpers, so the tests read as before. */
+export { LogCapture, TestClock };
+
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 export const SERVICE_TOKEN = "test-service-token-0123456789";
 export const SIGNING_KEY_SECRET = "test-signing-key-secret-0123456789abcdef";
 export const PASSWORD = "correct horse battery staple";
-
-/** A clock the test moves by hand; starts at the real time so JWT libraries agree with it. */
-export class TestClock implements Clock {
-  private current = Date.now();
-  now(): Date {
-    return new Date(this.current);
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
-
-/** Every log line the app wrote, to prove that no secret ever reaches the log. */
-export class LogCapture extends Writable {
-  readonly lines: string[] = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    this.lines.push(chunk.toString("utf8"));
-    done();
-  }
-  get text(): string {
-    return this.lines.join("");
-  }
-}
 
 export interface Instance {
   gateway: GatewayApp;

@@ -1,6 +1,7 @@
 export * from "./app-error.js";
 export * from "./bearer-token.js";
 export * from "./body-validation.js";
+export * from "./clock.js";
 export * from "./config.js";
 export * from "./health.js";
 export * from "./json-body.js";
