@@ -5,7 +5,6 @@ import { closeRedis, createRedis, createTestRedis, type TestRedis } from "@arena
 import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, GATEWAY_REDACTED_KEYS, type GatewayApp } from "../src/app.js";
-import type { Clock } from "../src/clock.js";
 import { loadGatewayConfig } from "../src/config.js";
 import { createDatabaseClient, type Database } from "../src/db.js";
 import { INITIATE_AUTH_TARGET } from "../src/identity/cognito-routes.js";

@@ -3,7 +3,6 @@ import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/servi
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose";
 import supertest from "supertest";
 import { createApp, type LicenseApp } from "../src/app.js";
-import type { Clock } from "../src/clock.js";
 import { loadLicenseConfig } from "../src/config.js";
 import { createDatabaseClient, type Database } from "../src/db.js";
 import { createSmtpMailer, type Mailer } from "../src/mail/mailer.js";

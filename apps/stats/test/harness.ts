@@ -4,7 +4,6 @@ import { closeRedis, createRedis, createTestRedis, type Redis, type TestRedis } 
 import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, type StatsApp } from "../src/app.js";
-import type { Clock } from "../src/clock.js";
 import { createDatabaseClient, createPool, type Database } from "../src/db.js";
 import { migrationsDir, schemaPath } from "../src/schema-version.js";
 
