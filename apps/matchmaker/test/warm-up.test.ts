@@ -1,4 +1,4 @@
-import { createLogger } from "@arena/service-kit";
+import { createLogger, LogCapture } from "@arena/service-kit";
 import { describe, expect, it } from "@jest/globals";
 import request from "supertest";
 import { createApp } from "../src/app.js";
@@ -13,9 +13,8 @@ const config = {
 
 describe("start-up warm-up", () => {
   it("keeps /readyz at 503 until synthetic queues went through the pipeline, without counting them", async () => {
-    const warnings: unknown[] = [];
-    const logger = createLogger({ name: "matchmaker-test", level: "silent" });
-    logger.warn = ((...args: unknown[]) => warnings.push(args)) as typeof logger.warn;
+    const logs = new LogCapture();
+    const logger = createLogger({ name: "matchmaker-test", level: "warn", destination: logs });
     const { app, warmUp } = createApp({ config, license: fakeLicense(), logger, warmUp: true });
     expect(warmUp).toBeDefined();
     const early = await request(app).get("/readyz");
@@ -24,7 +23,8 @@ describe("start-up warm-up", () => {
     expect((await request(app).get("/livez")).status).toBe(200);
 
     await warmUp!.done;
-    expect(warnings).toEqual([]);
+    // Every warm-up request answered 200 (a failed one is logged as a warning).
+    expect(logs.text).not.toMatch(/warm-up request failed/);
     const ready = await request(app).get("/readyz");
     expect(ready.status).toBe(200);
     expect(ready.body.checks["warm-up"]).toBe("ok");
