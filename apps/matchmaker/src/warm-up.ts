@@ -30,21 +30,30 @@ const REPEATS = 4;
 const TICKETS = 10_000;
 const NOW = 1_700_000_000;
 
-/** A seeded queue, as a client would send it (deterministic, so every start warms the same code). */
+/**
+ * A seeded queue, as a client would send it (deterministic, so every start warms the same code).
+ * Its values look like real ones on purpose: V8 specialises code on what it has seen, and integer
+ * ratings alone (small integers in V8) made the first real queue, with fractional ratings, undo it.
+ */
 export function syntheticQueue(round: (typeof WARM_UP_ROUNDS)[number], seed: number): string {
   let state = seed >>> 0;
   const random = () => {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     return state / 4294967296;
   };
-  const servers = ["eu-1", "eu-2", "us-1", "us-2", "asia-1"];
+  const servers = Array.from({ length: 10 }, (_, i) => `warm-server-${i + 1}`);
   const tickets = Array.from({ length: TICKETS }, (_, i) => {
-    const mine = servers.filter(() => random() < 0.6);
-    if (mine.length === 0) mine.push(servers[i % servers.length]!);
+    const pool = [...servers];
+    const mine = Array.from(
+      { length: 3 + (i % 3) },
+      () => pool.splice(Math.floor(random() * pool.length), 1)[0]!,
+    );
+    const rating = 1500 + 300 * (random() + random() + random() - 1.5);
     return {
-      ticketId: `warm-${i}`,
-      joinTimestamp: NOW - Math.floor(random() * 40),
-      rating: Math.round(1500 + 300 * (random() + random() + random() - 1.5)),
+      ticketId: `warm-${seed}-${i}`,
+      joinTimestamp: NOW - Math.floor(random() * 60),
+      // Mostly fractional ratings, some whole ones, as clients send both.
+      rating: i % 4 === 0 ? Math.round(rating) : Math.round(rating * 10) / 10,
       servers: round.maps ? Object.fromEntries(mine.map((s) => [s, Math.floor(random() * 120)])) : mine,
       ...(round.parties && i % 10 < 2 ? { partyId: `party-${Math.floor(i / 2)}` } : {}),
     };
