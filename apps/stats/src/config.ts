@@ -1,7 +1,7 @@
 import { DEFAULT_REDIS_URL } from "@arena/redis";
 import { commonConfigProperties, loadConfig } from "@arena/service-kit";
 
-export const DEFAULT_STATS_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/arena_stats";
+const DEFAULT_STATS_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/arena_stats";
 
 export const statsConfigSchema = {
   type: "object",

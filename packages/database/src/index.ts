@@ -1,6 +1,7 @@
 export { type CreateMigrationOptions, createMigration, migrationSlug } from "./create-migration.js";
 export { databaseUrlFromEnv } from "./database-url.js";
 export { type MigrateDatabaseOptions, MigrationHistoryError, migrateDatabase } from "./migrate-database.js";
+export { runMigrationJob } from "./migration-job.js";
 export { migrationChecksum } from "./migrations-directory.js";
 export { type PrismaGenerateOptions, runPrismaGenerate } from "./prisma-generate.js";
 export { schemaEngineVersion } from "./schema-engine.js";
