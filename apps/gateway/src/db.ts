@@ -1,4 +1,3 @@
-import type { ReadinessCheck } from "@arena/service-kit";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client.js";
 
@@ -9,11 +8,5 @@ export function createDatabaseClient(connectionString: string): Database {
   return new PrismaClient({ adapter: new PrismaPg({ connectionString }) });
 }
 
-export function databaseReadiness(db: Database): ReadinessCheck {
-  return {
-    name: "database",
-    check: async () => {
-      await db.$queryRaw`SELECT 1`;
-    },
-  };
-}
+// The readiness check is the database package's: the same for every app.
+export { databaseReadiness } from "@arena/database";

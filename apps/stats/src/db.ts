@@ -1,4 +1,3 @@
-import type { ReadinessCheck } from "@arena/service-kit";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client.js";
@@ -24,11 +23,5 @@ export function createDatabaseClient(pool: SqlPool): Database {
   return new PrismaClient({ adapter: new PrismaPg(pool) });
 }
 
-export function databaseReadiness(db: Database): ReadinessCheck {
-  return {
-    name: "database",
-    check: async () => {
-      await db.$queryRaw`SELECT 1`;
-    },
-  };
-}
+// The readiness check is the database package's: the same for every app.
+export { databaseReadiness } from "@arena/database";

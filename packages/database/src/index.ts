@@ -7,6 +7,7 @@ export { type PrismaGenerateOptions, runPrismaGenerate } from "./prisma-generate
 export { schemaEngineVersion } from "./schema-engine.js";
 export {
   assertSchemaIsCurrent as assertMigrationsApplied,
+  databaseReadiness,
   OutdatedSchemaError,
   type RawQueryClient,
   shippedMigrations as shippedMigrationsIn,

@@ -50,3 +50,13 @@ export async function assertSchemaIsCurrent(
   const missing = shipped.filter((name) => !applied.has(name));
   if (missing.length > 0) throw new OutdatedSchemaError(missing, packageName);
 }
+
+/** A readiness check (service-kit `ReadinessCheck`) that asks PostgreSQL for a trivial answer. */
+export function databaseReadiness(db: RawQueryClient, name = "database") {
+  return {
+    name,
+    async check(): Promise<void> {
+      await db.$queryRaw`SELECT 1`;
+    },
+  };
+}
