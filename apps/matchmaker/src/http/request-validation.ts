@@ -7,17 +7,15 @@ import {
   validateTicket,
   validateTicketFirstError,
 } from "@arena/contracts";
-import { AppError } from "@arena/service-kit";
+import { AppError, MAX_FIELD_ERRORS } from "@arena/service-kit";
 
-/** A problem answer lists at most this many field errors, so a bad 100k-ticket queue stays small. */
-export const MAX_REPORTED_ERRORS = 100;
 /** Tickets at most this wide get every error listed; wider ones (a hostile 1M-entry list) only the first. */
 const SMALL_TICKET_ENTRIES = 64;
 
 /**
  * Schema validation of a matchmaking request whose cost and answer are bounded by the body's size,
  * not by how many values in it are wrong. A valid body costs one pass of a validator that stops at
- * the first error; an invalid one is walked again to list at most MAX_REPORTED_ERRORS field errors
+ * the first error; an invalid one is walked again to list at most MAX_FIELD_ERRORS field errors
  * (every error of the game mode and of small tickets, the first of wide ones) plus their count.
  */
 export function validateMatchmakingBody(body: unknown): MatchmakingRequest {
@@ -63,13 +61,16 @@ function isSmallTicket(ticket: unknown): boolean {
   );
 }
 
-/** Field errors, the first MAX_REPORTED_ERRORS kept and the rest counted. */
+/**
+ * Field errors as they are found, the first MAX_FIELD_ERRORS kept and the rest only counted, so a
+ * hostile body never builds a long list; the kit's `AppError.validation` writes the problem.
+ */
 export class ErrorList {
   private readonly list: FieldError[] = [];
   private more = 0;
 
   get full(): boolean {
-    return this.list.length >= MAX_REPORTED_ERRORS;
+    return this.list.length >= MAX_FIELD_ERRORS;
   }
 
   add(errors: readonly FieldError[]): void {
@@ -88,15 +89,6 @@ export class ErrorList {
   }
 
   toProblem(): AppError {
-    const shown = this.list
-      .slice(0, 5)
-      .map((e) => `${e.pointer || "(body)"} ${e.detail}`)
-      .join("; ");
-    const rest = this.list.length + this.more - Math.min(this.list.length, 5);
-    const detail = `Invalid request: ${shown}${rest > 0 ? `; and ${rest} more` : ""}`;
-    return new AppError("VALIDATION_FAILED", detail, {
-      errors: this.list,
-      extensions: { errorCount: this.list.length + this.more },
-    });
+    return AppError.validation(this.list, undefined, this.list.length + this.more);
   }
 }
