@@ -561,8 +561,10 @@ describe("a license service that accepts connections and never answers (real tim
 
   it("retries with backoff and is valid again soon after the service answers again", async () => {
     stub.hanging = true;
+    // 2 s per check: with a GC forced every 50 ms and CI's other suites on the same two cores, a
+    // healthy check once took longer than 600 ms, so every retry timed out.
     const license = client({
-      requestTimeoutMs: 600,
+      requestTimeoutMs: 2_000,
       retryDelayMs: 50,
       maxRetryDelayMs: 300,
       refreshIntervalMs: HOUR,
@@ -576,7 +578,8 @@ describe("a license service that accepts connections and never answers (real tim
       }),
     );
     stub.hanging = false;
-    // Within one backoff (at most 300 ms) and one check; a hung check would never have ended.
+    // Within the hung check's timeout, one backoff (at most 300 ms) and one check; a hung check
+    // would never have ended.
     expect(await within(valid, 5_000)).toMatchObject({ status: "valid", edition: "community" });
   });
 });
