@@ -134,6 +134,19 @@ export const HOSTED_OPERATIONS = [
     tag: "matches",
   },
   {
+    operationId: "acknowledgeMatch",
+    action: "matchSuggestionDelivery",
+    method: "POST",
+    path: "/games/{gameId}/matches/{matchId}/delivery",
+    summary:
+      "Acknowledge a pushed match suggestion (optional; confirming, failing or fetching it acknowledges it too)",
+    roles: ANY_ROLE,
+    params: match,
+    answers: { 204: null },
+    errors: [404],
+    tag: "matches",
+  },
+  {
     operationId: "getMatch",
     action: null,
     method: "GET",

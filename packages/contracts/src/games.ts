@@ -23,6 +23,8 @@ export const GameIdField = { type: "string", pattern: GAME_ID_PATTERN } as const
 
 /** Seconds a suggestion may stay unconfirmed, when the game config omits it. */
 export const DEFAULT_CONFIRMATION_TIMEOUT = 60;
+/** Seconds a backfill request may search before it times out (SPEC §5). */
+export const DEFAULT_BACKFILL_TIMEOUT = 60;
 /** Seconds a player may wait in the queue before it is removed as `expired` (SPEC §5). */
 export const DEFAULT_MAX_QUEUE_SECONDS = 600;
 
@@ -42,6 +44,13 @@ const ConfirmationTimeoutField = {
   description: "Seconds a match suggestion may stay unconfirmed before it fails and requeues its players.",
 } as const;
 
+const BackfillTimeoutField = {
+  type: "integer",
+  minimum: 1,
+  maximum: 3600,
+  description: "Seconds a backfill request may search for a replacement before it times out.",
+} as const;
+
 const MaxQueueSecondsField = {
   type: "integer",
   minimum: 1,
@@ -58,6 +67,7 @@ export const GameConfigRequestSchema = {
     servers: GameServersField,
     confirmationTimeout: { ...ConfirmationTimeoutField, default: DEFAULT_CONFIRMATION_TIMEOUT },
     maxQueueSeconds: { ...MaxQueueSecondsField, default: DEFAULT_MAX_QUEUE_SECONDS },
+    backfillTimeout: { ...BackfillTimeoutField, default: DEFAULT_BACKFILL_TIMEOUT },
   },
   if: GameModeObject.if,
   // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword; its value is no function, so never a thenable
@@ -84,6 +94,7 @@ export const GameConfigSchema = {
     "servers",
     "confirmationTimeout",
     "maxQueueSeconds",
+    "backfillTimeout",
     "createdAt",
     "updatedAt",
   ],
@@ -94,6 +105,7 @@ export const GameConfigSchema = {
     servers: GameServersField,
     confirmationTimeout: ConfirmationTimeoutField,
     maxQueueSeconds: MaxQueueSecondsField,
+    backfillTimeout: BackfillTimeoutField,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -108,6 +120,7 @@ export function withGameConfigDefaults(config: GameConfigRequest) {
     targetWaitingTime: config.targetWaitingTime ?? DEFAULT_TARGET_WAITING_TIME,
     confirmationTimeout: config.confirmationTimeout ?? DEFAULT_CONFIRMATION_TIMEOUT,
     maxQueueSeconds: config.maxQueueSeconds ?? DEFAULT_MAX_QUEUE_SECONDS,
+    backfillTimeout: config.backfillTimeout ?? DEFAULT_BACKFILL_TIMEOUT,
   };
 }
 

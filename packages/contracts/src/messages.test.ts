@@ -13,6 +13,7 @@ import {
   validateGetPlayerStatsResponseMessage,
   validateKeepAliveMessage,
   validateMatchSuggestionMessage,
+  validatePlayersRemovedMessage,
   validateServerErrorMessage,
   validateServerResponse,
 } from "./messages.js";
@@ -54,8 +55,8 @@ describe("request envelope", () => {
     );
   });
 
-  it("lists the eleven actions of the contract", () => {
-    expect(MESSAGE_ACTIONS).toHaveLength(11);
+  it("lists the twelve actions of the contract", () => {
+    expect(MESSAGE_ACTIONS).toHaveLength(12);
     expect(responseAction("addPlayer")).toBe("addPlayerResponse");
   });
 });
@@ -80,7 +81,8 @@ describe("action payloads", () => {
       requestBackfilling: { gameId: "1v1", matchId, droppedPlayerId: "player_2" },
       cancelBackfillingRequest: { gameId: "1v1", matchId, backfillingRequestId: "bf-1" },
       getPlayerStats: { playerId: "player_1" },
-      subscribe: { gameId: "1v1" },
+      subscribe: { gameIds: ["1v1", "2v2"], priority: 2, rateLimit: null },
+      matchSuggestionDelivery: { gameId: "1v1", matchId: "3f1b9c7e-2a4d-4e8f-9b1a-6c5d4e3f2a1b" },
     };
     for (const action of MESSAGE_ACTIONS) {
       const validate = messagePayloadValidators[action];
@@ -109,6 +111,33 @@ describe("action payloads", () => {
   });
 });
 
+describe("subscribe", () => {
+  const validate = messagePayloadValidators.subscribe;
+
+  it("takes one game as Idem's SDK sends it, several games, and both", () => {
+    expect(validate({ gameId: "1v1" })).toBe(true);
+    expect(validate({ gameIds: ["1v1"], priority: -3, rateLimit: 20 })).toBe(true);
+    expect(validate({ gameId: "1v1", gameIds: ["2v2"] })).toBe(true);
+  });
+
+  it("needs at least one game", () => {
+    expect(fieldErrorsOf(validate, {})).toEqual([{ pointer: "/gameId", detail: "is required" }]);
+    expect(validate({ priority: 1 })).toBe(false);
+    expect(fieldErrorsOf(validate, { gameIds: [] })).toEqual([
+      { pointer: "/gameIds", detail: "must NOT have fewer than 1 items" },
+    ]);
+  });
+
+  it("refuses a fractional priority and a rate limit below one push a minute", () => {
+    expect(fieldErrorsOf(validate, { gameId: "1v1", priority: 1.5 })).toEqual([
+      { pointer: "/priority", detail: "must be integer" },
+    ]);
+    expect(fieldErrorsOf(validate, { gameId: "1v1", rateLimit: 0 })).toEqual([
+      { pointer: "/rateLimit", detail: "must be >= 1" },
+    ]);
+  });
+});
+
 describe("answers and errors", () => {
   it("answers getPlayerStats with PlayerStats as payload", () => {
     const answer = { action: "getPlayerStatsResponse", messageId: "nfasooa73zga9p3ja", payload: playerStats };
@@ -126,6 +155,35 @@ describe("answers and errors", () => {
     ).toBe(true);
     expect(messageResponsePayloadValidators.getMatches({ gameId: "1v1", matches: [] })).toBe(true);
     expect(messageResponsePayloadValidators.updateMatchConfirmed({ gameId: "1v1", matchId })).toBe(true);
+  });
+
+  it("echoes gameId (and matchId) in every game-scoped answer, as Idem's SDKs read them", () => {
+    const player = { playerId: "p", reference: "ref" };
+    const answers = {
+      addPlayer: { gameId: "1v1", players: [{ ...player, state: "waiting" }] },
+      removePlayer: { gameId: "1v1", ...player },
+      updateMatchFailed: { gameId: "1v1", matchId, requeued: [player], removed: [] },
+      updateMatchCompleted: { gameId: "1v1", matchId, players: [] },
+      requestBackfilling: { gameId: "1v1", matchId, backfillingRequestId: "bf-1" },
+      matchSuggestionDelivery: { gameId: "1v1", matchId },
+      subscribe: { gameIds: ["1v1"], priority: 0, rateLimit: null },
+    } as const;
+    for (const [action, payload] of Object.entries(answers)) {
+      const validate = messageResponsePayloadValidators[action as keyof typeof answers];
+      expect([action, validate(payload)]).toEqual([action, true]);
+      if ("gameId" in payload) {
+        const { gameId: _gameId, ...withoutGame } = payload;
+        expect([action, validate(withoutGame)]).toEqual([action, false]);
+      }
+    }
+  });
+
+  it("answers removePlayer with the removed player's reference, null when it had none", () => {
+    const validate = messageResponsePayloadValidators.removePlayer;
+    expect(validate({ gameId: "1v1", playerId: "p", reference: null })).toBe(true);
+    expect(fieldErrorsOf(validate, { gameId: "1v1", playerId: "p" })).toEqual([
+      { pointer: "/reference", detail: "is required" },
+    ]);
   });
 
   it("carries errors as an HTTP status code and a message", () => {
@@ -199,6 +257,21 @@ describe("server pushes", () => {
         },
       }),
     ).toBe(true);
+  });
+
+  it("tells every subscriber of the game which waiting players expired", () => {
+    const message = {
+      action: "playersRemoved",
+      messageId: null,
+      payload: { gameId: "1v1", reason: "expired", players: [{ playerId: "p1", reference: null }] },
+    };
+    expect(validatePlayersRemovedMessage(message)).toBe(true);
+    expect(
+      fieldErrorsOf(validatePlayersRemovedMessage, {
+        ...message,
+        payload: { ...message.payload, reason: "left" },
+      }),
+    ).toEqual([{ pointer: "/payload/reason", detail: 'must be one of "expired"' }]);
   });
 
   it("sends keep-alives with an empty payload", () => {

@@ -14,10 +14,12 @@ import {
   FailMatchRequestSchema,
   FailMatchResponseSchema,
   MatchIdField,
+  MatchPlayerObject,
 } from "./matches.js";
 import {
   PlayerIdField,
   PlayerListSchema,
+  PlayerReferenceField,
   SubmitPlayersRequestSchema,
   SubmitPlayersResponseSchema,
 } from "./players.js";
@@ -30,15 +32,16 @@ import { compile, type Validator } from "./validation.js";
  * - answer   `{action: "<action>Response", messageId, payload}`;
  * - error    `{action: "<action>Response", messageId, error: {code, message}}`, `code` the HTTP
  *   status the REST API would have answered;
- * - push     `{action: "matchSuggestion" | "backfillingMatchSuggestion" | "keepAlive", messageId: null,
- *   payload}` to subscribed connections.
+ * - push     `{action: "matchSuggestion" | "backfillingMatchSuggestion" | "playersRemoved" | "keepAlive",
+ *   messageId: null, payload}` to subscribed connections (keepAlive to every connection).
  *
  * Every REST operation is an action; its payload is the REST body plus the path parameters
  * (`gameId`, `matchId`, ...). Payloads stay open like the REST bodies they mirror, and so does the
  * request envelope: Idem documents `messageId` as optional, so a missing one is answered as `null`.
  * Answers and pushes are ours and closed, with one rule: every payload is an object, so the two
- * REST answers that are bare arrays are wrapped (`{gameId, players}`, `{gameId, matches}`), and the
- * REST 204s answer the ids they acted on.
+ * REST answers that are bare arrays are wrapped (`{gameId, players}`, `{gameId, matches}`), every
+ * game-scoped answer echoes `gameId` (and `matchId`), as Idem's SDKs read them, and the REST 204s
+ * answer the ids they acted on.
  */
 
 export const MESSAGE_ACTIONS = [
@@ -53,11 +56,20 @@ export const MESSAGE_ACTIONS = [
   "cancelBackfillingRequest",
   "getPlayerStats",
   "subscribe",
+  "matchSuggestionDelivery",
 ] as const;
 export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
 
-/** Server-initiated messages. `keepAlive` has an empty payload and is sent while a socket is idle. */
-export const PUSH_ACTIONS = ["matchSuggestion", "backfillingMatchSuggestion", "keepAlive"] as const;
+/**
+ * Server-initiated messages. `keepAlive` has an empty payload and goes to every connection once a
+ * minute; `playersRemoved` goes to every subscriber of the game when waiting players expire.
+ */
+export const PUSH_ACTIONS = [
+  "matchSuggestion",
+  "backfillingMatchSuggestion",
+  "playersRemoved",
+  "keepAlive",
+] as const;
 export type PushAction = (typeof PUSH_ACTIONS)[number];
 
 export type ResponseAction<A extends string = MessageAction> = `${A}Response`;
@@ -119,10 +131,44 @@ export const GetPlayersPayloadSchema = {
 
 export const GetMatchesPayloadSchema = { ...GetPlayersPayloadSchema, $id: "GetMatchesPayload" } as const;
 
+/** Games one connection may subscribe to at once. */
+export const MAX_SUBSCRIBED_GAMES = 100;
+const SubscriptionPriorityField = {
+  type: "integer",
+  minimum: -1000,
+  maximum: 1000,
+  description: "Pushes go to the subscribed connections of the highest priority present (default 0).",
+} as const;
+const SubscriptionRateLimitField = {
+  type: ["integer", "null"],
+  minimum: 1,
+  maximum: 100000,
+  description: "Pushes per minute to this connection at most; null or omitted: no limit.",
+} as const;
+
+/**
+ * Receive the games' matchSuggestion, backfillingMatchSuggestion and playersRemoved pushes: one
+ * game (`gameId`, as Idem's SDK sends it), several (`gameIds`), or both; at least one. Subscribing
+ * again replaces the connection's subscription.
+ */
 export const SubscribePayloadSchema = {
-  ...GetPlayersPayloadSchema,
   $id: "SubscribePayload",
-  description: "Receive this game's matchSuggestion and backfillingMatchSuggestion pushes.",
+  type: "object",
+  // Without gameIds, gameId is required: one error at /gameId rather than anyOf's three.
+  if: { properties: { gameIds: true }, required: ["gameIds"] },
+  else: { properties: { gameId: true }, required: ["gameId"] },
+  properties: {
+    gameIds: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_SUBSCRIBED_GAMES,
+      uniqueItems: true,
+      items: GameIdField,
+    },
+    gameId: GameIdField,
+    priority: SubscriptionPriorityField,
+    rateLimit: SubscriptionRateLimitField,
+  },
 } as const;
 
 export const UpdateMatchConfirmedPayloadSchema = {
@@ -171,6 +217,17 @@ export const GetPlayerStatsPayloadSchema = {
   },
 } as const;
 
+/**
+ * Acknowledges a `matchSuggestion` push (optional: confirming, failing or fetching the match
+ * acknowledges it too). Idempotent.
+ */
+export const MatchSuggestionDeliveryPayloadSchema = {
+  $id: "MatchSuggestionDeliveryPayload",
+  type: "object",
+  required: ["gameId", "matchId"],
+  properties: MatchScoped,
+} as const;
+
 const { $id: _getPlayerStatsPayload, ...GetPlayerStatsPayloadObject } = GetPlayerStatsPayloadSchema;
 
 export const MESSAGE_PAYLOAD_SCHEMAS = {
@@ -185,6 +242,7 @@ export const MESSAGE_PAYLOAD_SCHEMAS = {
   cancelBackfillingRequest: CancelBackfillingRequestPayloadSchema,
   getPlayerStats: GetPlayerStatsPayloadSchema,
   subscribe: SubscribePayloadSchema,
+  matchSuggestionDelivery: MatchSuggestionDeliveryPayloadSchema,
 } as const satisfies Record<MessageAction, object>;
 
 export type MessagePayloads = {
@@ -194,22 +252,31 @@ export type MessagePayload<A extends MessageAction> = MessagePayloads[A];
 
 // ---- answer payloads ----
 
-const PlayerIdsAnswer = {
-  type: "object",
-  required: ["gameId", "playerId"],
-  properties: { ...GameScoped, playerId: PlayerIdField },
-  additionalProperties: false,
-} as const;
 const MatchIdsAnswer = {
   type: "object",
   required: ["gameId", "matchId"],
   properties: MatchScoped,
   additionalProperties: false,
 } as const;
+const { $id: _submitPlayersResponse, ...SubmitPlayersResponseObject } = SubmitPlayersResponseSchema;
+const { $id: _failMatchResponse, ...FailMatchResponseObject } = FailMatchResponseSchema;
+const { $id: _completeMatchResponse, ...CompleteMatchResponseObject } = CompleteMatchResponseSchema;
 
 export const MESSAGE_RESPONSE_PAYLOAD_SCHEMAS = {
-  addPlayer: { ...SubmitPlayersResponseSchema, $id: "AddPlayerResponsePayload" },
-  removePlayer: { ...PlayerIdsAnswer, $id: "RemovePlayerResponsePayload" },
+  addPlayer: {
+    $id: "AddPlayerResponsePayload",
+    type: "object",
+    required: ["gameId", ...SubmitPlayersResponseObject.required],
+    properties: { ...GameScoped, ...SubmitPlayersResponseObject.properties },
+    additionalProperties: false,
+  },
+  removePlayer: {
+    $id: "RemovePlayerResponsePayload",
+    type: "object",
+    required: ["gameId", "playerId", "reference"],
+    properties: { ...GameScoped, playerId: PlayerIdField, reference: PlayerReferenceField },
+    additionalProperties: false,
+  },
   getPlayers: {
     $id: "GetPlayersResponsePayload",
     type: "object",
@@ -225,9 +292,27 @@ export const MESSAGE_RESPONSE_PAYLOAD_SCHEMAS = {
     additionalProperties: false,
   },
   updateMatchConfirmed: { ...MatchIdsAnswer, $id: "UpdateMatchConfirmedResponsePayload" },
-  updateMatchFailed: { ...FailMatchResponseSchema, $id: "UpdateMatchFailedResponsePayload" },
-  updateMatchCompleted: { ...CompleteMatchResponseSchema, $id: "UpdateMatchCompletedResponsePayload" },
-  requestBackfilling: { ...BackfillCreatedSchema, $id: "RequestBackfillingResponsePayload" },
+  updateMatchFailed: {
+    $id: "UpdateMatchFailedResponsePayload",
+    type: "object",
+    required: ["gameId", "matchId", ...FailMatchResponseObject.required],
+    properties: { ...MatchScoped, ...FailMatchResponseObject.properties },
+    additionalProperties: false,
+  },
+  updateMatchCompleted: {
+    $id: "UpdateMatchCompletedResponsePayload",
+    type: "object",
+    required: ["gameId", "matchId", ...CompleteMatchResponseObject.required],
+    properties: { ...MatchScoped, ...CompleteMatchResponseObject.properties },
+    additionalProperties: false,
+  },
+  requestBackfilling: {
+    $id: "RequestBackfillingResponsePayload",
+    type: "object",
+    required: ["gameId", "matchId", ...BackfillCreatedSchema.required],
+    properties: { ...MatchScoped, ...BackfillCreatedSchema.properties },
+    additionalProperties: false,
+  },
   cancelBackfillingRequest: {
     $id: "CancelBackfillingRequestResponsePayload",
     type: "object",
@@ -239,10 +324,15 @@ export const MESSAGE_RESPONSE_PAYLOAD_SCHEMAS = {
   subscribe: {
     $id: "SubscribeResponsePayload",
     type: "object",
-    required: ["gameId"],
-    properties: GameScoped,
+    required: ["gameIds", "priority", "rateLimit"],
+    properties: {
+      gameIds: { type: "array", minItems: 1, items: GameIdField },
+      priority: SubscriptionPriorityField,
+      rateLimit: SubscriptionRateLimitField,
+    },
     additionalProperties: false,
   },
+  matchSuggestionDelivery: { ...MatchIdsAnswer, $id: "MatchSuggestionDeliveryResponsePayload" },
 } as const satisfies Record<MessageAction, object>;
 
 export type MessageResponsePayloads = {
@@ -359,6 +449,29 @@ export const BackfillingMatchSuggestionMessageSchema = {
 } as const;
 export type BackfillingMatchSuggestionMessage = FromSchema<typeof BackfillingMatchSuggestionMessageSchema>;
 
+/** Waiting players removed from the queue (today only for waiting longer than `maxQueueSeconds`). */
+export const PlayersRemovedMessageSchema = {
+  $id: "PlayersRemovedMessage",
+  type: "object",
+  required: ["action", "messageId", "payload"],
+  properties: {
+    action: { type: "string", const: "playersRemoved" },
+    messageId: { type: "null" },
+    payload: {
+      type: "object",
+      required: ["gameId", "reason", "players"],
+      properties: {
+        ...GameScoped,
+        reason: { type: "string", enum: ["expired"] },
+        players: { type: "array", items: MatchPlayerObject },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+export type PlayersRemovedMessage = FromSchema<typeof PlayersRemovedMessageSchema>;
+
 export const KeepAliveMessageSchema = {
   $id: "KeepAliveMessage",
   type: "object",
@@ -383,6 +496,7 @@ export const validateGetPlayerStatsMessage = compile<GetPlayerStatsMessage>(GetP
 export const validateGetPlayerStatsResponseMessage = compile<GetPlayerStatsResponseMessage>(
   GetPlayerStatsResponseMessageSchema,
 );
+export const validatePlayersRemovedMessage = compile<PlayersRemovedMessage>(PlayersRemovedMessageSchema);
 export const validateKeepAliveMessage = compile<KeepAliveMessage>(KeepAliveMessageSchema);
 
 /** One validator per action's payload, e.g. `messagePayloadValidators.addPlayer(payload)`. */

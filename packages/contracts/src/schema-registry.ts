@@ -60,6 +60,7 @@ import {
   MatchSuggestionMessageSchema,
   MESSAGE_PAYLOAD_SCHEMAS,
   MESSAGE_RESPONSE_PAYLOAD_SCHEMAS,
+  PlayersRemovedMessageSchema,
   ServerErrorMessageSchema,
   ServerResponseSchema,
 } from "./messages.js";
@@ -153,6 +154,7 @@ const topLevelSchemas = [
   GetPlayerStatsResponseMessageSchema,
   MatchSuggestionMessageSchema,
   BackfillingMatchSuggestionMessageSchema,
+  PlayersRemovedMessageSchema,
   KeepAliveMessageSchema,
   ...Object.values(MESSAGE_PAYLOAD_SCHEMAS),
   ...Object.values(MESSAGE_RESPONSE_PAYLOAD_SCHEMAS),

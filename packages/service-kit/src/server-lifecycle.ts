@@ -1,4 +1,5 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
 import type { Express } from "express";
 import type { Lifecycle } from "./health.js";
 import type { Logger } from "./logger.js";
@@ -16,6 +17,13 @@ export interface ServeOptions {
   host: string;
   logger: Logger;
   lifecycle: Lifecycle;
+  /** Handles HTTP upgrade requests (WebSockets), attached before the server listens. */
+  onUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /**
+   * Run as shutdown begins, while in-flight requests finish: close long-lived connections
+   * (upgraded sockets are no requests, and the server waits for them to end before `onClose`).
+   */
+  onShutdown?: Array<() => Promise<void> | void>;
   /** Closes what the app holds (PostgreSQL, Redis, timers), in order, after the last request. */
   onClose?: Array<() => Promise<void> | void>;
   shutdownTimeoutMs?: number;
@@ -24,6 +32,7 @@ export interface ServeOptions {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const { app, logger, lifecycle } = options;
   const server = app.listen(options.port, options.host);
+  if (options.onUpgrade) server.on("upgrade", options.onUpgrade);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -44,6 +53,15 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         server.closeAllConnections();
       }, timeout);
       timer.unref();
+      await Promise.all(
+        (options.onShutdown ?? []).map(async (hook) => {
+          try {
+            await hook();
+          } catch (err) {
+            logger.error({ err }, "shutdown hook failed");
+          }
+        }),
+      );
       await closed;
       clearTimeout(timer);
       for (const hook of options.onClose ?? []) await hook();

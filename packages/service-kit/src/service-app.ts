@@ -102,10 +102,13 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   return { app, ...kit };
 }
 
+const sentABody = (req: Request) =>
+  Number(req.get("content-length") ?? 0) > 0 || req.get("transfer-encoding") !== undefined;
+
 /** Handlers that need a JSON body call this first: no body (or a non-JSON one) is a clear problem. */
 export function requireJsonBody(req: Request): unknown {
   if (req.body !== undefined) return req.body;
-  const hasBody = Number(req.get("content-length") ?? 0) > 0 || req.get("transfer-encoding") !== undefined;
+  const hasBody = sentABody(req);
   if (hasBody && !req.is(["application/json", "application/*+json"])) {
     throw new AppError(
       "UNSUPPORTED_MEDIA_TYPE",
@@ -113,4 +116,13 @@ export function requireJsonBody(req: Request): unknown {
     );
   }
   throw AppError.validation([{ pointer: "", detail: "a JSON request body is required" }]);
+}
+
+/**
+ * For operations whose body may be left out (an empty confirmation): `whenAbsent` when nothing
+ * was sent, the parsed body otherwise; a body that is not JSON is the same problem as above.
+ */
+export function optionalJsonBody(req: Request, whenAbsent: unknown): unknown {
+  if (req.body === undefined && !sentABody(req)) return whenAbsent;
+  return requireJsonBody(req);
 }

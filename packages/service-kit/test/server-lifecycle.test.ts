@@ -1,3 +1,5 @@
+import { connect, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { describe, expect, it } from "@jest/globals";
 import { createLogger, createServiceApp, serve } from "../src/index.js";
 
@@ -38,5 +40,39 @@ describe("serve", () => {
     await expect(inFlight).resolves.toEqual({ done: true });
     await stopping;
     expect(closed).toEqual(["db", "redis"]);
+  });
+
+  it("hands upgrades to onUpgrade and runs onShutdown hooks before waiting for upgraded sockets", async () => {
+    const logger = createLogger({ name: "test", level: "silent" });
+    const { app, lifecycle } = createServiceApp({ name: "test", logger, routes: () => {} });
+    const upgraded: Duplex[] = [];
+    const order: string[] = [];
+    const running = await serve({
+      app,
+      port: 0,
+      host: "127.0.0.1",
+      logger,
+      lifecycle,
+      onUpgrade: (_req, socket) => {
+        socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n");
+        upgraded.push(socket);
+      },
+      onShutdown: [
+        () => {
+          order.push("shutdown hook");
+          for (const socket of upgraded) socket.end();
+        },
+      ],
+      onClose: [() => void order.push("close hook")],
+    });
+    const client: Socket = connect(running.port, "127.0.0.1");
+    const switched = new Promise<string>((resolve) => client.once("data", (d) => resolve(d.toString())));
+    client.write("GET /x HTTP/1.1\r\nHost: t\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n");
+    expect(await switched).toMatch(/^HTTP\/1.1 101/);
+    const ended = new Promise<void>((resolve) => client.once("end", resolve));
+    client.on("end", () => client.end());
+    await running.stop();
+    await ended;
+    expect(order).toEqual(["shutdown hook", "close hook"]);
   });
 });
