@@ -1,5 +1,13 @@
 export type { Redis } from "ioredis";
 export {
+  type FanoutBroadcast,
+  type FanoutDelivery,
+  PushFanout,
+  type PushFanoutHandlers,
+  type PushFanoutOptions,
+  type PushSubscription,
+} from "./push-fanout.js";
+export {
   type CreateRedisOptions,
   closeRedis,
   createRedis,

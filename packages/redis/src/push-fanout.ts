@@ -1,0 +1,304 @@
+import type { Redis } from "ioredis";
+import type { RedisKeys } from "./redis-keys.js";
+
+/** What a connection asked for with `subscribe`. */
+export interface PushSubscription {
+  gameIds: readonly string[];
+  /** Higher first: pushes go to the connections of the highest priority present (default 0). */
+  priority: number;
+  /** Pushes per minute to this connection at most; null = unlimited. */
+  rateLimit: number | null;
+}
+
+/** A push chosen for one connection; `message` is the JSON text to send it unchanged. */
+export interface FanoutDelivery {
+  tenantId: string;
+  connectionId: string;
+  gameId: string;
+  message: string;
+}
+
+/** A push for every connection of the tenant subscribed to `gameId`; `message` is JSON text. */
+export interface FanoutBroadcast {
+  tenantId: string;
+  gameId: string;
+  message: string;
+}
+
+export interface PushFanoutOptions {
+  redis: Redis;
+  keys: RedisKeys;
+  /** The clock in milliseconds (default Date.now): registrations expire and rate windows end by it. */
+  now?: () => number;
+}
+
+export interface PushFanoutHandlers {
+  delivery(d: FanoutDelivery): void;
+  broadcast(b: FanoutBroadcast): void;
+}
+
+/** A connection's rate window: pushes counted from its first push for this long. */
+const RATE_WINDOW_MS = 60_000;
+/** Round-robin counters and rate windows of a tenant no one offers to any more go away by then. */
+const IDLE_STATE_TTL_MS = 86_400_000;
+/** Expired registrations removed by one register call at most (the rest by the next ones). */
+const PRUNE_BATCH = 100;
+
+/*
+ * One tenant's keys, all under its hash tag `{tenant}` so each script touches one cluster slot:
+ *   subs   sorted set, every score 0, members `<gameId>\n<connectionId>`: a game's subscribers are
+ *          one lexicographic range.
+ *   conns  hash connectionId → JSON {replica, priority, rateLimit (-1 = none), expiresAt, games}.
+ *   live   sorted set connectionId → expiresAt, to find and prune dead registrations.
+ *   rr     hash gameId → round-robin counter.
+ *   rate   hash connectionId → "<windowStartMs> <count>".
+ */
+const KEY_NAMES = ["subs", "conns", "live", "rr", "rate"] as const;
+
+// Shared Lua: drop one connection's registration (its game memberships, entry, liveness, rate).
+const LUA_DROP = `
+local function drop(conn)
+  local raw = redis.call('HGET', KEYS[2], conn)
+  if raw then
+    for _, game in ipairs(cjson.decode(raw).games) do redis.call('ZREM', KEYS[1], game .. '\\n' .. conn) end
+  end
+  redis.call('HDEL', KEYS[2], conn)
+  redis.call('ZREM', KEYS[3], conn)
+  redis.call('HDEL', KEYS[5], conn)
+end
+local function keepAlive(ms)
+  for i = 1, 3 do
+    if redis.call('PTTL', KEYS[i]) < ms then redis.call('PEXPIRE', KEYS[i], ms) end
+  end
+end
+`;
+
+/** ARGV: now, connectionId, ttlMs, entry JSON, gameIds... */
+const REGISTER_SCRIPT = `${LUA_DROP}
+local now = tonumber(ARGV[1])
+local conn = ARGV[2]
+local ttl = tonumber(ARGV[3])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, ${PRUNE_BATCH})
+for _, dead in ipairs(expired) do drop(dead) end
+local old = redis.call('HGET', KEYS[2], conn)
+if old then
+  local keep = {}
+  for i = 5, #ARGV do keep[ARGV[i]] = true end
+  for _, game in ipairs(cjson.decode(old).games) do
+    if not keep[game] then redis.call('ZREM', KEYS[1], game .. '\\n' .. conn) end
+  end
+end
+for i = 5, #ARGV do redis.call('ZADD', KEYS[1], 0, ARGV[i] .. '\\n' .. conn) end
+redis.call('HSET', KEYS[2], conn, ARGV[4])
+redis.call('ZADD', KEYS[3], now + ttl, conn)
+keepAlive(ttl)
+return 1`;
+
+/** ARGV: connectionId */
+const UNREGISTER_SCRIPT = `${LUA_DROP}
+drop(ARGV[1])
+return 1`;
+
+/**
+ * ARGV: now, gameId, message JSON, tenantId, replica channel prefix, excluded connectionIds...
+ * Returns the chosen connectionId or false.
+ */
+const OFFER_SCRIPT = `
+local now = tonumber(ARGV[1])
+local game = ARGV[2]
+local excluded = {}
+for i = 6, #ARGV do excluded[ARGV[i]] = true end
+local members = redis.call('ZRANGEBYLEX', KEYS[1], '(' .. game .. '\\n', '(' .. game .. '\\n\\255')
+local best = nil
+local candidates = {}
+for _, member in ipairs(members) do
+  local conn = string.sub(member, #game + 2)
+  local raw = redis.call('HGET', KEYS[2], conn)
+  if not raw then
+    redis.call('ZREM', KEYS[1], member)
+  else
+    local entry = cjson.decode(raw)
+    if entry.expiresAt > now and not excluded[conn] then
+      local count = 0
+      local window = redis.call('HGET', KEYS[5], conn)
+      if window then
+        local sep = string.find(window, ' ')
+        if now - tonumber(string.sub(window, 1, sep - 1)) < ${RATE_WINDOW_MS} then
+          count = tonumber(string.sub(window, sep + 1))
+        end
+      end
+      if entry.rateLimit < 0 or count < entry.rateLimit then
+        if best == nil or entry.priority > best then
+          best = entry.priority
+          candidates = {}
+        end
+        if entry.priority == best then
+          candidates[#candidates + 1] = {conn = conn, replica = entry.replica, count = count, window = window}
+        end
+      end
+    end
+  end
+end
+if #candidates == 0 then return false end
+local turn = redis.call('HINCRBY', KEYS[4], game, 1)
+redis.call('PEXPIRE', KEYS[4], ${IDLE_STATE_TTL_MS})
+local chosen = candidates[(turn - 1) % #candidates + 1]
+if chosen.count == 0 then
+  redis.call('HSET', KEYS[5], chosen.conn, ARGV[1] .. ' 1')
+else
+  local sep = string.find(chosen.window, ' ')
+  redis.call('HSET', KEYS[5], chosen.conn, string.sub(chosen.window, 1, sep - 1) .. ' ' .. (chosen.count + 1))
+end
+redis.call('PEXPIRE', KEYS[5], ${IDLE_STATE_TTL_MS})
+redis.call('PUBLISH', ARGV[5] .. chosen.replica,
+  cjson.encode({tenantId = ARGV[4], connectionId = chosen.conn, gameId = game, message = ARGV[3]}))
+return chosen.conn`;
+
+/**
+ * Push fan-out between stats and the gateway replicas (interface agreed in issue 11).
+ *
+ * The gateway registers each subscribed WebSocket connection (refreshing it before its TTL runs
+ * out, so a Redis flush or a dead replica heals by itself) and listens on its replica's channel.
+ * Stats offers each push once: one atomic script picks a live connection of the highest priority
+ * that is under its rate limit, round-robin per tenant and game, counts it, and publishes it to that
+ * connection's replica. Broadcasts go to every replica, which sends them to its own subscribers.
+ *
+ * Rate limits count pushes in a window of one minute from the connection's first push in it.
+ * Rate-limited connections are passed over, so a push goes to a lower priority before it is refused.
+ */
+export class PushFanout {
+  private readonly redis: Redis;
+  private readonly keys: RedisKeys;
+  private readonly now: () => number;
+
+  constructor(options: PushFanoutOptions) {
+    this.redis = options.redis;
+    this.keys = options.keys;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** connectionId = `${replicaId}.${n}`, globally unique; call again to refresh (TTL). */
+  async register(
+    tenantId: string,
+    replicaId: string,
+    connectionId: string,
+    sub: PushSubscription,
+    ttlMs: number,
+  ): Promise<void> {
+    if (sub.gameIds.length === 0) throw new Error("A push subscription needs at least one game");
+    for (const id of [connectionId, ...sub.gameIds]) assertPlainId(id);
+    const now = this.now();
+    const games = [...new Set(sub.gameIds)];
+    const entry = JSON.stringify({
+      replica: replicaId,
+      priority: sub.priority,
+      rateLimit: sub.rateLimit ?? -1,
+      expiresAt: now + ttlMs,
+      games,
+    });
+    await this.redis.eval(
+      REGISTER_SCRIPT,
+      KEY_NAMES.length,
+      ...this.tenantKeys(tenantId),
+      now,
+      connectionId,
+      ttlMs,
+      entry,
+      ...games,
+    );
+  }
+
+  async unregister(tenantId: string, connectionId: string): Promise<void> {
+    await this.redis.eval(UNREGISTER_SCRIPT, KEY_NAMES.length, ...this.tenantKeys(tenantId), connectionId);
+  }
+
+  /** Subscribes (on a duplicate connection) to this replica's channel and to the broadcast channel. Returns a stop function. */
+  async listen(replicaId: string, handlers: PushFanoutHandlers): Promise<() => Promise<void>> {
+    const subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    subscriber.on("error", () => {});
+    const replicaChannel = this.replicaChannel(replicaId);
+    const broadcastChannel = this.broadcastChannel();
+    subscriber.on("message", (channel: string, text: string) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return;
+      }
+      if (channel === replicaChannel && isDelivery(parsed)) handlers.delivery(parsed);
+      else if (channel === broadcastChannel && isBroadcast(parsed)) handlers.broadcast(parsed);
+    });
+    // ioredis subscribes again by itself after a reconnect.
+    await subscriber.subscribe(replicaChannel, broadcastChannel);
+    return async () => {
+      if (subscriber.status === "end") return;
+      await subscriber.quit().catch(() => subscriber.disconnect());
+    };
+  }
+
+  /**
+   * One Lua script, atomic: among the tenant's live (unexpired) registrations subscribed to
+   * gameId and not in `exclude`, keep those of the highest priority, skip those over their
+   * rateLimit this minute, pick the next round-robin (a per tenant:game counter), count the push
+   * against its rate limit, PUBLISH {connectionId, gameId, message} to that replica's channel.
+   * Returns the chosen connectionId, or null when no connection can take it.
+   */
+  async offer(
+    tenantId: string,
+    gameId: string,
+    message: object,
+    exclude: readonly string[] = [],
+  ): Promise<string | null> {
+    assertPlainId(gameId);
+    const chosen = await this.redis.eval(
+      OFFER_SCRIPT,
+      KEY_NAMES.length,
+      ...this.tenantKeys(tenantId),
+      this.now(),
+      gameId,
+      JSON.stringify(message),
+      tenantId,
+      this.replicaChannel(""),
+      ...exclude,
+    );
+    return typeof chosen === "string" ? chosen : null;
+  }
+
+  /** Every live connection of the tenant subscribed to gameId gets the message (e.g. playersRemoved). */
+  async broadcast(tenantId: string, gameId: string, message: object): Promise<void> {
+    const text = JSON.stringify({ tenantId, gameId, message: JSON.stringify(message) });
+    await this.redis.publish(this.broadcastChannel(), text);
+  }
+
+  private tenantKeys(tenantId: string): string[] {
+    return KEY_NAMES.map((name) => this.keys.tenant(tenantId, "push", name));
+  }
+
+  private replicaChannel(replicaId: string): string {
+    return this.keys.global("push", "replica", replicaId);
+  }
+
+  private broadcastChannel(): string {
+    return this.keys.global("push", "broadcast");
+  }
+}
+
+// The subscriber set keys a game's members as `<gameId>\n<connectionId>`.
+function assertPlainId(id: string): void {
+  if (id === "" || id.includes("\n")) throw new Error(`Unusable id for push fan-out: ${JSON.stringify(id)}`);
+}
+
+function isDelivery(value: unknown): value is FanoutDelivery {
+  const v = value as Partial<FanoutDelivery> | null;
+  return (
+    typeof v?.tenantId === "string" &&
+    typeof v.connectionId === "string" &&
+    typeof v.gameId === "string" &&
+    typeof v.message === "string"
+  );
+}
+
+function isBroadcast(value: unknown): value is FanoutBroadcast {
+  const v = value as Partial<FanoutBroadcast> | null;
+  return typeof v?.tenantId === "string" && typeof v.gameId === "string" && typeof v.message === "string";
+}
