@@ -9,6 +9,8 @@ import {
   type ServiceApp,
 } from "@arena/service-kit";
 import { requireServiceToken } from "./access/service-auth.js";
+import { backfillRoutes } from "./backfill/backfill-routes.js";
+import { BackfillStore } from "./backfill/backfill-store.js";
 import type { Clock } from "./clock.js";
 import type { StatsConfig } from "./config.js";
 import { type Database, databaseReadiness, type SqlPool } from "./db.js";
@@ -17,12 +19,19 @@ import { GameStore } from "./games/game-store.js";
 import { leaderboardRoutes } from "./leaderboards/leaderboard-routes.js";
 import { LeaderboardStore } from "./leaderboards/leaderboard-store.js";
 import { MatchCompletion } from "./matches/match-completion.js";
+import { MatchLifecycle } from "./matches/match-lifecycle.js";
 import { matchRoutes } from "./matches/match-routes.js";
 import { MatchStore } from "./matches/match-store.js";
+import { GameLocks } from "./matchmaking-loop/game-lock.js";
+import { MatchmakerClient } from "./matchmaking-loop/matchmaker-client.js";
+import { MatchmakingLoop, type MatchmakingLoopDeps } from "./matchmaking-loop/matchmaking-loop.js";
 import { LeaderboardOutbox } from "./outbox/leaderboard-outbox.js";
 import { playerRoutes } from "./players/player-routes.js";
 import { PlayerStatsService } from "./players/player-stats.js";
 import { PlayerStatsStore } from "./players/player-stats-store.js";
+import { noPusher, type Pusher } from "./push/pusher.js";
+import { queueRoutes } from "./queue/queue-routes.js";
+import { QueueStore } from "./queue/queue-store.js";
 import { seasonRoutes } from "./seasons/season-routes.js";
 import { SeasonStore } from "./seasons/season-store.js";
 
@@ -33,8 +42,13 @@ export interface StatsAppDeps {
   redis: Redis;
   keys: RedisKeys;
   clock: Clock;
-  config: Pick<StatsConfig, "SERVICE_TOKEN" | "REBUILD_WAIT_MS">;
+  config: Pick<StatsConfig, "SERVICE_TOKEN" | "REBUILD_WAIT_MS"> &
+    Partial<Pick<StatsConfig, "MATCHMAKER_URL" | "MATCHMAKING_LOCK_MS" | "MATCHMAKER_TIMEOUT_MS">>;
   logger: Logger;
+  /** The WebSocket push fan-out (`PushFanout` of @arena/redis); none: nothing is pushed. */
+  pusher?: Pusher;
+  /** The matchmaker the loop calls; an HTTP client of MATCHMAKER_URL unless given. */
+  matchmaker?: MatchmakingLoopDeps["matchmaker"];
 }
 
 export interface StatsApp extends ServiceApp {
@@ -46,6 +60,12 @@ export interface StatsApp extends ServiceApp {
   stats: PlayerStatsStore;
   playerStats: PlayerStatsService;
   outbox: LeaderboardOutbox;
+  queue: QueueStore;
+  matchLifecycle: MatchLifecycle;
+  backfill: BackfillStore;
+  loop: MatchmakingLoop;
+  /** Closes what the app opened itself (the matchmaker client). */
+  closeClients(): Promise<void>;
 }
 
 export function createApp(deps: StatsAppDeps): StatsApp {
@@ -79,6 +99,55 @@ export function createApp(deps: StatsAppDeps): StatsApp {
       name: "stats_leaderboard_rebuild_seconds",
       help: "Time to rebuild one leaderboard from PostgreSQL",
       buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 20, 40],
+      registers: [],
+    }),
+    matchesFormed: new Counter({
+      name: "stats_matches_formed_total",
+      help: "Match suggestions stored by the matchmaking loop, per game",
+      labelNames: ["game"] as const,
+      registers: [],
+    }),
+    suggestionsDropped: new Counter({
+      name: "stats_suggestions_dropped_total",
+      help: "Suggestions dropped because a player left the queue while the matchmaker worked",
+      labelNames: ["game"] as const,
+      registers: [],
+    }),
+    matchesTimedOut: new Counter({
+      name: "stats_matches_timed_out_total",
+      help: "Suggestions failed for want of a confirmation in time (players requeued)",
+      labelNames: ["game"] as const,
+      registers: [],
+    }),
+    pushes: new Counter({
+      name: "stats_match_pushes_total",
+      help: "Match suggestions offered to WebSocket subscribers, by outcome",
+      labelNames: ["outcome"] as const,
+      registers: [],
+    }),
+    playersExpired: new Counter({
+      name: "stats_players_expired_total",
+      help: "Players removed from the queue after maxQueueSeconds (reason expired)",
+      labelNames: ["game"] as const,
+      registers: [],
+    }),
+    tickSeconds: new Histogram({
+      name: "stats_matchmaking_tick_seconds",
+      help: "Time of one game's matchmaking tick, by outcome",
+      labelNames: ["game", "outcome"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [],
+    }),
+    queueLength: new Gauge({
+      name: "stats_queue_waiting_players",
+      help: "Waiting players per game at its last tick",
+      labelNames: ["tenant", "game"] as const,
+      registers: [],
+    }),
+    oldestWait: new Gauge({
+      name: "stats_queue_oldest_wait_seconds",
+      help: "Wait of the game's longest-waiting player at its last tick",
+      labelNames: ["tenant", "game"] as const,
       registers: [],
     }),
     outboxDepth: new Gauge({
@@ -121,6 +190,46 @@ export function createApp(deps: StatsAppDeps): StatsApp {
     },
   });
   const playerStats = new PlayerStatsService({ stats, games, seasons, leaderboards });
+  const pusher = deps.pusher ?? noPusher;
+  const lifecycle = new MatchLifecycle({
+    pool,
+    clock,
+    pusher,
+    logger,
+    metrics: {
+      matchesFormed: (game, n) => metrics.matchesFormed.inc({ game }, n),
+      suggestionsDropped: (game, n) => metrics.suggestionsDropped.inc({ game }, n),
+      timedOut: (game, n) => metrics.matchesTimedOut.inc({ game }, n),
+      pushed: (outcome) => metrics.pushes.inc({ outcome }),
+    },
+  });
+  const queue = new QueueStore({ pool, clock, lifecycle, seasons });
+  const backfill = new BackfillStore({ pool, clock, queue, lifecycle, pusher, logger });
+  const matchmakerClient = deps.matchmaker
+    ? undefined
+    : new MatchmakerClient(
+        config.MATCHMAKER_URL ?? "http://127.0.0.1:8000",
+        config.MATCHMAKER_TIMEOUT_MS ?? 10_000,
+      );
+  const loop = new MatchmakingLoop({
+    games,
+    queue,
+    lifecycle,
+    backfill,
+    locks: new GameLocks(redis, keys, config.MATCHMAKING_LOCK_MS ?? 5000),
+    matchmaker: deps.matchmaker ?? matchmakerClient!,
+    pusher,
+    clock,
+    logger,
+    metrics: {
+      tick: (game, seconds, outcome) => metrics.tickSeconds.observe({ game, outcome }, seconds),
+      queue(tenant, game, waiting, oldest) {
+        metrics.queueLength.set({ tenant, game }, waiting);
+        metrics.oldestWait.set({ tenant, game }, oldest);
+      },
+      expired: (game, n) => metrics.playersExpired.inc({ game }, n),
+    },
+  });
 
   const service = createServiceApp({
     name: "stats",
@@ -139,10 +248,29 @@ export function createApp(deps: StatsAppDeps): StatsApp {
       app.use(gameRoutes(games));
       app.use(seasonRoutes(seasons));
       app.use(leaderboardRoutes({ games, seasons, leaderboards, reads: metrics.reads }));
-      app.use(matchRoutes(completion));
+      app.use(queueRoutes({ games, queue }));
+      app.use(matchRoutes({ games, lifecycle, completion }));
+      app.use(backfillRoutes({ games, backfill }));
       app.use(playerRoutes({ playerStats, stats }));
     },
   });
   for (const metric of Object.values(metrics)) service.metrics.registry.registerMetric(metric);
-  return { ...service, games, seasons, matches, completion, leaderboards, stats, playerStats, outbox };
+  return {
+    ...service,
+    games,
+    seasons,
+    matches,
+    completion,
+    leaderboards,
+    stats,
+    playerStats,
+    outbox,
+    queue,
+    matchLifecycle: lifecycle,
+    backfill,
+    loop,
+    closeClients: async () => {
+      await matchmakerClient?.close();
+    },
+  };
 }

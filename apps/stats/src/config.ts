@@ -24,7 +24,25 @@ export const statsConfigSchema = {
       default: "http://127.0.0.1:8000",
       description: "The matchmaker the hosted queue calls (the matchmaking loop)",
     },
-    MATCHMAKING_INTERVAL_MS: { type: "integer", minimum: 50, default: 1000 },
+    MATCHMAKING_INTERVAL_MS: {
+      type: "integer",
+      minimum: 50,
+      default: 1000,
+      description: "Pause between two rounds of the matchmaking loop over every active game",
+    },
+    MATCHMAKING_LOCK_MS: {
+      type: "integer",
+      minimum: 500,
+      default: 5000,
+      description:
+        "Lease of a game's matchmaking lock: how soon another replica takes over a dead one's games",
+    },
+    MATCHMAKER_TIMEOUT_MS: {
+      type: "integer",
+      minimum: 100,
+      default: 10000,
+      description: "Longest wait for the matchmaker's answer",
+    },
     DATABASE_POOL_SIZE: { type: "integer", minimum: 1, maximum: 200, default: 20 },
     OUTBOX_INTERVAL_MS: {
       type: "integer",

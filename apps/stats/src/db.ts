@@ -25,3 +25,38 @@ export function createDatabaseClient(pool: SqlPool): Database {
 
 // The readiness check is the database package's: the same for every app.
 export { databaseReadiness } from "@arena/database";
+
+/** PostgreSQL's deadlock and serialization failures: the transaction may simply run again. */
+const RETRYABLE = new Set(["40P01", "40001"]);
+const ATTEMPTS = 3;
+
+/**
+ * Runs `fn` in one transaction on a pooled connection: committed when it returns, rolled back
+ * when it throws (the error passes through), so a request that fails halfway changes nothing. A
+ * transaction PostgreSQL aborted as a deadlock victim runs again (at most three times).
+ */
+export async function inTransaction<T>(pool: SqlPool, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transactionOnce(pool, fn);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt >= ATTEMPTS || code === undefined || !RETRYABLE.has(code)) throw err;
+    }
+  }
+}
+
+async function transactionOnce<T>(pool: SqlPool, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,4 +1,4 @@
-import { closeRedis, createRedis, redisKeys } from "@arena/redis";
+import { closeRedis, createRedis, PushFanout, redisKeys } from "@arena/redis";
 import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
 import { createApp } from "./app.js";
 import { systemClock } from "./clock.js";
@@ -23,16 +23,19 @@ const db = createDatabaseClient(pool);
 const redis = createRedis(config.REDIS_URL, { connectionName: "stats" });
 try {
   await assertSchemaIsCurrent(db);
+  const keys = redisKeys(config.REDIS_KEY_PREFIX);
   const stats = createApp({
     db,
     pool,
     redis,
-    keys: redisKeys(config.REDIS_KEY_PREFIX),
+    keys,
     clock: systemClock,
     config,
     logger,
+    pusher: new PushFanout({ redis, keys }),
   });
   stats.outbox.start(config.OUTBOX_INTERVAL_MS);
+  stats.loop.start(config.MATCHMAKING_INTERVAL_MS);
   logger.info({ port: config.PORT }, "stats service ready");
   const running = await serve({
     app: stats.app,
@@ -41,7 +44,14 @@ try {
     logger,
     lifecycle: stats.lifecycle,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    onClose: [() => stats.outbox.stop(), () => closeRedis(redis), () => db.$disconnect(), () => pool.end()],
+    onClose: [
+      () => stats.loop.stop(),
+      () => stats.closeClients(),
+      () => stats.outbox.stop(),
+      () => closeRedis(redis),
+      () => db.$disconnect(),
+      () => pool.end(),
+    ],
   });
   stopOnSignals(running, logger);
 } catch (err) {

@@ -93,4 +93,81 @@ describe("client input (fast-check)", () => {
       { numRuns: 60 },
     );
   });
+
+  it("answers any queue, status-update or backfill body with a 2xx or a 4xx problem, and the queue still answers as before", async () => {
+    const api = h.as("fuzz-queue", "server");
+    await h
+      .as("fuzz-queue")
+      .put("/games/q", { ...gameConfig(2, 2), targetWaitingTime: 0 })
+      .expect(200);
+    await api
+      .post("/games/q/players", { players: ["r1", "r2", "r3", "r4"].map((playerId) => ({ playerId })) })
+      .expect(204);
+    await h.stats.loop.runOnce();
+    const [match] = (await api.post("/games/q/matches")).body;
+    const reference = async () => (await api.get("/games/q/players")).body;
+    const before = await reference();
+    const idList = fc.oneof(
+      anyValue,
+      fc.array(fc.oneof(fc.constantFrom("r1", "r2", "zz"), anyValue), { maxLength: 3 }),
+    );
+    const submission = fc.oneof(
+      anyValue,
+      fc.record(
+        {
+          partyName: anyValue,
+          players: fc.oneof(
+            anyValue,
+            fc.array(
+              fc.record(
+                {
+                  playerId: fc.oneof(fc.constantFrom("r1", "fresh"), anyValue),
+                  servers: anyValue,
+                  reference: anyValue,
+                },
+                { requiredKeys: [] },
+              ),
+              { maxLength: 3 },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const target = fc.oneof(
+      submission.map((body) => ({ path: "/games/q/players", body, changesQueue: true })),
+      fc.record({ remove: idList, requeue: idList }, { requiredKeys: [] }).map((body) => ({
+        path: `/games/q/matches/${match.id}/statuses/failed`,
+        body,
+        changesQueue: true,
+      })),
+      fc
+        .record(
+          { droppedPlayerId: anyValue, backfillingRequestId: anyValue, matchScores: anyValue },
+          { requiredKeys: [] },
+        )
+        .map((body) => ({ path: `/games/q/matches/${match.id}/backfill`, body, changesQueue: false })),
+    );
+    await fc.assert(
+      fc.asyncProperty(target, async ({ path, body }) => {
+        const res = await api.post(path).type("json").send(JSON.stringify(body));
+        expect(isProblem(res)).toBe(true);
+        if (res.status >= 400) {
+          // A refused request changed nothing: the queue answers exactly as before.
+          expect(await reference()).toEqual(before);
+        } else {
+          // Put the reference state back for the next case.
+          await api.delete("/games/q/queue").expect(200);
+          await api.post("/games/q/players", {
+            players: ["r1", "r2", "r3", "r4"].map((playerId) => ({ playerId })),
+          });
+          await h.stats.loop.runOnce();
+          const [again] = (await api.post("/games/q/matches")).body;
+          match.id = again.id;
+          before.splice(0, before.length, ...(await reference()));
+        }
+      }),
+      { numRuns: 120 },
+    );
+  });
 });

@@ -18,6 +18,7 @@ describe("games", () => {
     expect(created.body).toEqual({
       gameId: "ranked-2v2",
       mode: "2v2",
+      backfillTimeout: 60,
       numTeams: 2,
       numPlayersPerTeam: 2,
       targetWaitingTime: 20,

@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { type LicenseClient, type LicenseState, requireEdition } from "@arena/license-client";
+import { createApp as createMatchmakerApp } from "@arena/matchmaker/app";
 import { closeRedis, createRedis, createTestRedis, type Redis, type TestRedis } from "@arena/redis";
 import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, type StatsApp } from "../src/app.js";
 import { createDatabaseClient, createPool, type Database } from "../src/db.js";
+import type { Pusher } from "../src/push/pusher.js";
 import { migrationsDir, schemaPath } from "../src/schema-version.js";
 
 /** Harness names for the kit's test helpers, so the tests read as before. */
@@ -25,7 +30,9 @@ export interface Harness extends StatsInstance {
   testRedis: TestRedis;
   clock: TestClock;
   /** Another app on the same database and Redis prefix (a replica, or one with another Redis). */
-  startInstance(options?: { redisUrl?: string }): Promise<StatsInstance>;
+  startInstance(options?: InstanceOptions): Promise<StatsInstance>;
+  /** The real matchmaker the loop calls, in this process on the harness clock. */
+  matchmakerUrl: string;
   /** Requests as the gateway sends them: token, tenant and role headers. */
   as(tenantId: string, role?: "server" | "admin"): Caller;
   close(): Promise<void>;
@@ -35,15 +42,59 @@ export interface Caller {
   get(path: string): supertest.Test;
   post(path: string, body?: object): supertest.Test;
   put(path: string, body?: object): supertest.Test;
+  delete(path: string): supertest.Test;
 }
 
-export async function createHarness(): Promise<Harness> {
+export interface InstanceOptions {
+  redisUrl?: string;
+  pusher?: Pusher;
+}
+
+/** A license that is always valid and advanced: the matchmaker's own tests cover licensing. */
+function validLicense(): LicenseClient {
+  const state: LicenseState = {
+    status: "valid",
+    edition: "advanced",
+    licenseId: "lic_stats_test",
+    leaseExpiresAt: new Date(Date.now() + 3_600_000),
+    lastValidatedAt: new Date(),
+    reason: null,
+  };
+  return {
+    start: async () => state,
+    stop: () => {},
+    refresh: async () => state,
+    state: () => state,
+    onChange: () => () => {},
+    require: (edition) => requireEdition(state, edition),
+  };
+}
+
+async function startMatchmaker(clock: TestClock): Promise<{ url: string; server: Server }> {
+  const app = createMatchmakerApp({
+    config: {
+      MAX_BODY_BYTES: 16 * 1024 * 1024,
+      MAX_TICKETS: 100_000,
+      MAX_MATCH_PLAYERS: 1000,
+      CLOCK_SKEW_SECONDS: 5,
+    },
+    license: validLicense(),
+    logger: createLogger({ name: "matchmaker", level: "silent" }),
+    clock: () => clock.now().getTime() / 1000,
+  });
+  const server = createServer(app.app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+export async function createHarness(options: InstanceOptions = {}): Promise<Harness> {
   const database = await createTestDatabase({ schemaPath, migrationsDir, prefix: "stats_test" });
   const testRedis = await createTestRedis("stats_test");
   const clock = new TestClock();
   const instances: StatsInstance[] = [];
+  const matchmaker = await startMatchmaker(clock);
 
-  const startInstance = async (options: { redisUrl?: string } = {}): Promise<StatsInstance> => {
+  const startInstance = async (options: InstanceOptions = {}): Promise<StatsInstance> => {
     const pool = createPool(database.url, 10);
     const db = createDatabaseClient(pool);
     // Like production: commands fail at once while Redis is unreachable (no offline queue).
@@ -55,8 +106,14 @@ export async function createHarness(): Promise<Harness> {
       redis,
       keys: testRedis.keys,
       clock,
-      config: { SERVICE_TOKEN, REBUILD_WAIT_MS: 10_000 },
+      config: {
+        SERVICE_TOKEN,
+        REBUILD_WAIT_MS: 10_000,
+        MATCHMAKER_URL: matchmaker.url,
+        MATCHMAKING_LOCK_MS: 5000,
+      },
       logger,
+      ...(options.pusher ? { pusher: options.pusher } : {}),
     });
     const instance: StatsInstance = {
       stats,
@@ -64,6 +121,8 @@ export async function createHarness(): Promise<Harness> {
       redis,
       http: supertest(stats.app),
       async close() {
+        await stats.loop.stop();
+        await stats.closeClients();
         await stats.outbox.stop();
         await closeRedis(redis);
         await db.$disconnect();
@@ -74,7 +133,7 @@ export async function createHarness(): Promise<Harness> {
     return instance;
   };
 
-  const main = await startInstance();
+  const main = await startInstance(options);
   const as = (tenantId: string, role: "server" | "admin" = "admin"): Caller => {
     const auth = (t: supertest.Test) =>
       t
@@ -87,6 +146,7 @@ export async function createHarness(): Promise<Harness> {
         body === undefined ? auth(main.http.post(path)) : auth(main.http.post(path)).send(body),
       put: (path, body) =>
         body === undefined ? auth(main.http.put(path)) : auth(main.http.put(path)).send(body),
+      delete: (path) => auth(main.http.delete(path)),
     };
   };
   return {
@@ -95,9 +155,11 @@ export async function createHarness(): Promise<Harness> {
     testRedis,
     clock,
     startInstance,
+    matchmakerUrl: matchmaker.url,
     as,
     async close() {
       for (const instance of instances) await instance.close().catch(() => {});
+      await new Promise((resolve) => matchmaker.server.close(resolve));
       await testRedis.cleanup();
       await database.drop();
     },

@@ -79,7 +79,8 @@ function toGameConfig(row: {
   return {
     gameId: row.gameId,
     mode: row.mode,
-    ...(row.config as StoredConfig),
+    // Configs stored before an option existed get its default.
+    ...withGameConfigDefaults(row.config as StoredConfig),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

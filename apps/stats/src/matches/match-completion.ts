@@ -416,7 +416,10 @@ export class MatchCompletion {
        result AS (
          UPDATE matches SET status = 'completed', completed_at = $4, updated_at = $4,
                 result_request = $30, result_answer = $31::jsonb
-          WHERE tenant_id = $1 AND match_id = $5)
+          WHERE tenant_id = $1 AND match_id = $5),
+       backfills AS (
+         UPDATE backfill_requests SET state = 'cancelled', updated_at = $4
+          WHERE tenant_id = $1 AND match_id = $5 AND state = 'searching')
        INSERT INTO leaderboard_outbox (tenant_id, game_id, season, player_ids)
        VALUES ($1, $2, $3, $32::text[]) RETURNING id`,
       params,

@@ -1,0 +1,492 @@
+import type {
+  DeliveredMatch,
+  FailMatchResponse,
+  FieldError,
+  Match,
+  MatchPlayer,
+  MatchStatus,
+  MatchSuggestion,
+} from "@arena/contracts";
+import { AppError, type Logger } from "@arena/service-kit";
+import type { Clock } from "../clock.js";
+import { inTransaction, type SqlClient, type SqlPool } from "../db.js";
+import type { Pusher } from "../push/pusher.js";
+import { transition, UNCONFIRMED } from "./match-state.js";
+
+/** `POST /games/{gameId}/matches` answers at most this many suggestions per call. */
+export const MAX_FETCHED_MATCHES = 500;
+/** A tick re-offers at most this many undelivered suggestions of a game to subscribers. */
+const MAX_REOFFERED_PER_TICK = 100;
+/** A sweep fails at most this many timed-out suggestions of a game per tick. */
+const MAX_TIMED_OUT_PER_SWEEP = 1000;
+
+export interface LifecycleMetrics {
+  matchesFormed(gameId: string, count: number): void;
+  suggestionsDropped(gameId: string, count: number): void;
+  timedOut(gameId: string, count: number): void;
+  pushed(kind: "offered" | "unclaimed"): void;
+}
+
+interface MatchRow {
+  match_id: string;
+  game_id: string;
+  status: MatchStatus;
+  server: string;
+  match_score: number;
+  result_answer: unknown;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface RosterRow {
+  match_id: string;
+  player_id: string;
+  team: number;
+  reference: string | null;
+  dropped: boolean;
+}
+
+export interface PlayerUpdateLists {
+  remove?: readonly string[];
+  requeue?: readonly string[];
+  /** Every current player leaves the queue (a queue clear), whatever the lists say. */
+  removeEveryone?: boolean;
+}
+
+const notFound = (gameId: string, matchId: string) =>
+  new AppError("NOT_FOUND", `Match ${matchId} of game ${gameId} does not exist`);
+
+/**
+ * The hosted match lifecycle (SPEC §5) over PostgreSQL, the truth: storing the matchmaker's
+ * suggestions, delivery (REST fetch or WebSocket push), confirmation, failure, time-outs.
+ *
+ * Every change locks the match row first (`FOR UPDATE`), so two requests on one match serialise,
+ * and happens in one transaction with the queue rows it moves: a request that fails halfway
+ * changes nothing. A player enters a match only through the conditional `waiting → matched`
+ * update of its queue row, which is how the database itself keeps a player out of two matches.
+ */
+export class MatchLifecycle {
+  constructor(
+    private readonly deps: {
+      pool: SqlPool;
+      clock: Clock;
+      pusher: Pusher;
+      logger: Logger;
+      metrics?: LifecycleMetrics;
+    },
+  ) {}
+
+  /**
+   * Stores the matchmaker's suggestions for one game in one transaction. A suggestion any of
+   * whose players is no longer waiting (removed, expired, or matched by another loop) is dropped
+   * and its other players stay waiting. Answers the stored matches, which are then offered to
+   * the game's WebSocket subscribers.
+   */
+  async storeSuggestions(
+    tenantId: string,
+    gameId: string,
+    suggestions: readonly MatchSuggestion[],
+    confirmationTimeoutSeconds: number,
+  ): Promise<DeliveredMatch[]> {
+    if (suggestions.length === 0) return [];
+    const now = this.deps.clock.now();
+    const playerIds: string[] = [];
+    const matchOf: string[] = [];
+    const teamOf: number[] = [];
+    for (const s of suggestions) {
+      for (const [t, team] of s.teams.entries()) {
+        for (const ticket of team.tickets) {
+          playerIds.push(ticket.ticketId);
+          matchOf.push(s.id);
+          teamOf.push(t);
+        }
+      }
+    }
+    const stored = await inTransaction(this.deps.pool, async (tx) => {
+      // Locks in playerId order (no deadlock with a concurrent clear or removal), then claims.
+      const claimed = await tx.query<{ player_id: string; match_id: string }>(
+        `WITH wanted AS (
+           SELECT c.player_id, c.match_id FROM unnest($3::text[], $4::text[]) AS c(player_id, match_id)),
+         locked AS (
+           SELECT q.player_id FROM queue_players q JOIN wanted w ON w.player_id = q.player_id
+            WHERE q.tenant_id = $1 AND q.game_id = $2 AND q.state = 'waiting'
+            ORDER BY q.player_id FOR UPDATE OF q)
+         UPDATE queue_players q SET state = 'matched', match_id = w.match_id, updated_at = $5
+           FROM wanted w, locked l
+          WHERE q.tenant_id = $1 AND q.player_id = w.player_id AND l.player_id = w.player_id
+         RETURNING q.player_id, q.match_id`,
+        [tenantId, gameId, playerIds, matchOf, now],
+      );
+      const claimedPerMatch = new Map<string, number>();
+      for (const row of claimed.rows)
+        claimedPerMatch.set(row.match_id, (claimedPerMatch.get(row.match_id) ?? 0) + 1);
+      const complete = suggestions.filter(
+        (s) => claimedPerMatch.get(s.id) === s.teams.reduce((n, t) => n + t.tickets.length, 0),
+      );
+      const incomplete = suggestions.filter((s) => !complete.includes(s)).map((s) => s.id);
+      if (incomplete.length > 0) {
+        await tx.query(
+          `UPDATE queue_players SET state = 'waiting', match_id = NULL
+            WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND state = 'matched'`,
+          [tenantId, incomplete],
+        );
+      }
+      if (complete.length === 0) return [];
+      const ids = complete.map((s) => s.id);
+      await tx.query(
+        `INSERT INTO matches (tenant_id, match_id, game_id, status, server, match_score, created_at, updated_at, confirm_by)
+         SELECT $1, m.id, $2, 'suggested', m.server, m.score, $3, $3, $3::timestamptz + make_interval(secs => $7)
+           FROM unnest($4::text[], $5::text[], $6::float8[]) AS m(id, server, score)`,
+        [
+          tenantId,
+          gameId,
+          now,
+          ids,
+          complete.map((s) => s.server),
+          complete.map((s) => s.matchScore),
+          confirmationTimeoutSeconds,
+        ],
+      );
+      const completeSet = new Set(ids);
+      const rosterIdx = playerIds.map((_, i) => i).filter((i) => completeSet.has(matchOf[i]!));
+      await tx.query(
+        `INSERT INTO match_players (tenant_id, match_id, player_id, team, reference, joined_at, servers, party_name)
+         SELECT q.tenant_id, q.match_id, q.player_id, r.team, q.reference, q.joined_at, q.servers, q.party_name
+           FROM unnest($2::text[], $3::int[]) AS r(player_id, team)
+           JOIN queue_players q ON q.tenant_id = $1 AND q.player_id = r.player_id`,
+        [tenantId, rosterIdx.map((i) => playerIds[i]!), rosterIdx.map((i) => teamOf[i]!)],
+      );
+      return this.delivered(tx, tenantId, ids);
+    });
+    this.deps.metrics?.matchesFormed(gameId, stored.length);
+    this.deps.metrics?.suggestionsDropped(gameId, suggestions.length - stored.length);
+    for (const match of stored) await this.offer(tenantId, gameId, match.id);
+    return stored;
+  }
+
+  /** `POST /games/{gameId}/matches`: the undelivered suggestions, now delivered (and acknowledged). */
+  async fetchUndelivered(tenantId: string, gameId: string): Promise<DeliveredMatch[]> {
+    const now = this.deps.clock.now();
+    return inTransaction(this.deps.pool, async (tx) => {
+      const picked = await tx.query<{ match_id: string; created_at: Date }>(
+        `WITH picked AS (
+           SELECT match_id, created_at FROM matches
+            WHERE tenant_id = $1 AND game_id = $2 AND status = 'suggested'
+            ORDER BY created_at, match_id LIMIT $4 FOR UPDATE SKIP LOCKED)
+         UPDATE matches m SET status = 'delivered', acked_at = coalesce(m.acked_at, $3), updated_at = $3
+           FROM picked WHERE m.tenant_id = $1 AND m.match_id = picked.match_id
+         RETURNING m.match_id, picked.created_at`,
+        [tenantId, gameId, now, MAX_FETCHED_MATCHES],
+      );
+      const ordered = picked.rows
+        .sort(
+          (a, b) => a.created_at.getTime() - b.created_at.getTime() || a.match_id.localeCompare(b.match_id),
+        )
+        .map((r) => r.match_id);
+      return this.delivered(tx, tenantId, ordered);
+    });
+  }
+
+  /** `GET /games/{gameId}/matches/{matchId}`. */
+  async get(tenantId: string, gameId: string, matchId: string): Promise<Match> {
+    const client = await this.deps.pool.connect();
+    try {
+      const row = await this.matchRow(client, tenantId, gameId, matchId, false);
+      const [match] = await this.delivered(client, tenantId, [matchId]);
+      return {
+        ...match!,
+        gameId,
+        status: row.status,
+        createdAt: row.created_at.toISOString(),
+        updatedAt: row.updated_at.toISOString(),
+      };
+    } finally {
+      client.release();
+    }
+  }
+
+  /** `matchSuggestionDelivery`: records the first acknowledgement; idempotent. */
+  async acknowledge(tenantId: string, gameId: string, matchId: string): Promise<void> {
+    const res = await this.deps.pool.query(
+      `UPDATE matches SET acked_at = coalesce(acked_at, $4)
+        WHERE tenant_id = $1 AND game_id = $2 AND match_id = $3`,
+      [tenantId, gameId, matchId, this.deps.clock.now()],
+    );
+    if (res.rowCount === 0) throw notFound(gameId, matchId);
+  }
+
+  /**
+   * Confirms a match: its players leave the queue (they are playing). Players in `remove` or
+   * `requeue` mean the match cannot go ahead: it fails instead, as Idem's API does.
+   */
+  async confirm(tenantId: string, gameId: string, matchId: string, lists: PlayerUpdateLists): Promise<void> {
+    if ((lists.remove?.length ?? 0) + (lists.requeue?.length ?? 0) > 0) {
+      await this.fail(tenantId, gameId, matchId, lists);
+      return;
+    }
+    const now = this.deps.clock.now();
+    await inTransaction(this.deps.pool, async (tx) => {
+      const match = await this.matchRow(tx, tenantId, gameId, matchId, true);
+      const verdict = transition(match.status, "confirm");
+      if (verdict.kind === "refuse") throw new AppError("CONFLICT", `Match ${matchId}: ${verdict.detail}`);
+      if (verdict.kind === "repeat") return;
+      await tx.query(
+        `UPDATE matches SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(acked_at, $3), updated_at = $3
+          WHERE tenant_id = $1 AND match_id = $2`,
+        [tenantId, matchId, now],
+      );
+      await tx.query(`DELETE FROM queue_players WHERE tenant_id = $1 AND match_id = $2`, [tenantId, matchId]);
+    });
+  }
+
+  /**
+   * Fails a match: players in `remove` leave the queue, every other player of its roster goes
+   * back to waiting with its original join time. Failing a failed match answers the first
+   * failure's lists again.
+   */
+  async fail(
+    tenantId: string,
+    gameId: string,
+    matchId: string,
+    lists: PlayerUpdateLists,
+  ): Promise<FailMatchResponse> {
+    return inTransaction(this.deps.pool, async (tx) => {
+      const match = await this.matchRow(tx, tenantId, gameId, matchId, true);
+      return this.failLocked(tx, tenantId, match, lists);
+    });
+  }
+
+  /**
+   * Fails a match whose row the transaction has locked. Also used by a forced removal, a queue
+   * clear and the confirmation time-out.
+   */
+  async failLocked(
+    tx: SqlClient,
+    tenantId: string,
+    match: Pick<MatchRow, "match_id" | "status" | "result_answer">,
+    lists: PlayerUpdateLists,
+  ): Promise<FailMatchResponse> {
+    const verdict = transition(match.status, "fail");
+    if (verdict.kind === "refuse")
+      throw new AppError("CONFLICT", `Match ${match.match_id}: ${verdict.detail}`);
+    if (verdict.kind === "repeat") return match.result_answer as FailMatchResponse;
+    const now = this.deps.clock.now();
+    const roster = await tx.query<{ player_id: string; reference: string | null; dropped: boolean }>(
+      `SELECT player_id, reference, dropped_at IS NOT NULL AS dropped FROM match_players
+        WHERE tenant_id = $1 AND match_id = $2 ORDER BY team, joined_at, player_id`,
+      [tenantId, match.match_id],
+    );
+    const active = roster.rows.filter((p) => !p.dropped);
+    const errors = listErrors(new Set(active.map((p) => p.player_id)), lists);
+    if (errors.length > 0) throw AppError.validation(errors);
+    const removeSet = new Set(lists.removeEveryone ? active.map((p) => p.player_id) : (lists.remove ?? []));
+    const player = (p: { player_id: string; reference: string | null }): MatchPlayer => ({
+      playerId: p.player_id,
+      reference: p.reference,
+    });
+    const answer: FailMatchResponse = {
+      removed: active.filter((p) => removeSet.has(p.player_id)).map(player),
+      requeued: active.filter((p) => !removeSet.has(p.player_id)).map(player),
+    };
+    const removedIds = answer.removed.map((p) => p.playerId);
+    const requeuedIds = answer.requeued.map((p) => p.playerId);
+    if (UNCONFIRMED.includes(match.status)) {
+      await tx.query(
+        `DELETE FROM queue_players WHERE tenant_id = $1 AND match_id = $2 AND player_id = ANY($3::text[])`,
+        [tenantId, match.match_id, removedIds],
+      );
+      await tx.query(
+        `UPDATE queue_players SET state = 'waiting', match_id = NULL, updated_at = $3
+          WHERE tenant_id = $1 AND match_id = $2`,
+        [tenantId, match.match_id, now],
+      );
+    } else {
+      // A confirmed match's players left the queue: they come back as they were queued. One who
+      // joined a queue again meanwhile keeps that entry.
+      await tx.query(
+        `INSERT INTO queue_players (tenant_id, player_id, game_id, party_name, reference, servers, joined_at, state, updated_at)
+         SELECT p.tenant_id, p.player_id, m.game_id, p.party_name, p.reference, p.servers, coalesce(p.joined_at, $4), 'waiting', $4
+           FROM match_players p JOIN matches m ON m.tenant_id = p.tenant_id AND m.match_id = p.match_id
+          WHERE p.tenant_id = $1 AND p.match_id = $2 AND p.player_id = ANY($3::text[])
+         ON CONFLICT (tenant_id, player_id) DO NOTHING`,
+        [tenantId, match.match_id, requeuedIds, now],
+      );
+    }
+    await tx.query(
+      `UPDATE matches SET status = 'failed', confirm_by = NULL, result_answer = $3, acked_at = coalesce(acked_at, $4), updated_at = $4
+        WHERE tenant_id = $1 AND match_id = $2`,
+      [tenantId, match.match_id, JSON.stringify(answer), now],
+    );
+    await tx.query(
+      `UPDATE backfill_requests SET state = 'cancelled', updated_at = $3
+        WHERE tenant_id = $1 AND match_id = $2 AND state = 'searching'`,
+      [tenantId, match.match_id, now],
+    );
+    return answer;
+  }
+
+  /** Fails the game's suggestions left unconfirmed past their deadline; every player is requeued. */
+  async timeOut(tenantId: string, gameId: string): Promise<number> {
+    const now = this.deps.clock.now();
+    const count = await inTransaction(this.deps.pool, async (tx) => {
+      const due = await tx.query<MatchRow>(
+        `SELECT match_id, status::text AS status, result_answer FROM matches
+          WHERE tenant_id = $1 AND game_id = $2 AND status IN ('suggested', 'delivered') AND confirm_by <= $3
+          ORDER BY match_id LIMIT $4 FOR UPDATE SKIP LOCKED`,
+        [tenantId, gameId, now, MAX_TIMED_OUT_PER_SWEEP],
+      );
+      for (const match of due.rows) await this.failLocked(tx, tenantId, match, {});
+      return due.rows.length;
+    });
+    if (count > 0) this.deps.metrics?.timedOut(gameId, count);
+    return count;
+  }
+
+  /**
+   * A WebSocket connection closed: what was pushed to it and never acknowledged is offered to
+   * another subscriber (or left for a REST fetch).
+   */
+  async connectionClosed(tenantId: string, connectionId: string): Promise<number> {
+    const released = await this.deps.pool.query<{ match_id: string; game_id: string }>(
+      `UPDATE matches SET status = 'suggested', pushed_to = NULL
+        WHERE tenant_id = $1 AND pushed_to = $2 AND status = 'delivered' AND acked_at IS NULL
+       RETURNING match_id, game_id`,
+      [tenantId, connectionId],
+    );
+    for (const r of released.rows) await this.offer(tenantId, r.game_id, r.match_id, [connectionId]);
+    return released.rows.length;
+  }
+
+  /** Offers the game's undelivered suggestions again (a subscriber may have arrived since). */
+  async offerUndelivered(tenantId: string, gameId: string): Promise<void> {
+    const pending = await this.deps.pool.query<{ match_id: string }>(
+      `SELECT match_id FROM matches WHERE tenant_id = $1 AND game_id = $2 AND status = 'suggested'
+        ORDER BY created_at, match_id LIMIT $3`,
+      [tenantId, gameId, MAX_REOFFERED_PER_TICK],
+    );
+    for (const r of pending.rows) {
+      if (!(await this.offer(tenantId, gameId, r.match_id))) break;
+    }
+  }
+
+  /**
+   * Pushes one suggestion to a subscribed connection. The match is marked delivered first (so a
+   * REST fetch cannot deliver it a second time), then offered; when no connection takes it, it
+   * goes back to `suggested`. Redis failing is logged: the suggestion stays fetchable.
+   */
+  private async offer(tenantId: string, gameId: string, matchId: string, exclude?: readonly string[]) {
+    const now = this.deps.clock.now();
+    const taken = await this.deps.pool.query(
+      `UPDATE matches SET status = 'delivered', updated_at = $3
+        WHERE tenant_id = $1 AND match_id = $2 AND status = 'suggested'`,
+      [tenantId, matchId, now],
+    );
+    if (taken.rowCount === 0) return false;
+    let connection: string | null = null;
+    try {
+      const [match] = await this.delivered(this.deps.pool, tenantId, [matchId]);
+      if (match) {
+        connection = await this.deps.pusher.offer(
+          tenantId,
+          gameId,
+          { action: "matchSuggestion", messageId: null, payload: { gameId, match } },
+          exclude,
+        );
+      }
+    } catch (err) {
+      this.deps.logger.warn({ err, matchId }, "match suggestion push failed; it stays fetchable");
+    }
+    this.deps.metrics?.pushed(connection ? "offered" : "unclaimed");
+    if (connection) {
+      await this.deps.pool.query(
+        `UPDATE matches SET pushed_to = $3 WHERE tenant_id = $1 AND match_id = $2 AND status = 'delivered'
+            AND acked_at IS NULL`,
+        [tenantId, matchId, connection],
+      );
+      return true;
+    }
+    await this.deps.pool.query(
+      `UPDATE matches SET status = 'suggested' WHERE tenant_id = $1 AND match_id = $2 AND status = 'delivered'
+          AND acked_at IS NULL AND pushed_to IS NULL`,
+      [tenantId, matchId],
+    );
+    return false;
+  }
+
+  /** The match row (locked when asked), or a 404 (also when it belongs to another game). */
+  async matchRow(
+    tx: Pick<SqlClient, "query">,
+    tenantId: string,
+    gameId: string,
+    matchId: string,
+    lock: boolean,
+  ): Promise<MatchRow> {
+    const res = await tx.query<MatchRow>(
+      `SELECT match_id, game_id, status::text AS status, server, match_score, result_answer, created_at, updated_at
+         FROM matches WHERE tenant_id = $1 AND match_id = $2 ${lock ? "FOR UPDATE" : ""}`,
+      [tenantId, matchId],
+    );
+    const row = res.rows[0];
+    if (!row || row.game_id !== gameId) throw notFound(gameId, matchId);
+    return row;
+  }
+
+  /** The delivered shape of these matches, in the order given; teams hold the current roster. */
+  private async delivered(
+    tx: Pick<SqlClient, "query">,
+    tenantId: string,
+    matchIds: readonly string[],
+  ): Promise<DeliveredMatch[]> {
+    if (matchIds.length === 0) return [];
+    const [matches, roster] = [
+      await tx.query<MatchRow>(
+        `SELECT match_id, server, match_score FROM matches WHERE tenant_id = $1 AND match_id = ANY($2::text[])`,
+        [tenantId, matchIds],
+      ),
+      await tx.query<RosterRow>(
+        `SELECT match_id, player_id, team, reference FROM match_players
+          WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND dropped_at IS NULL
+          ORDER BY match_id, team, joined_at, player_id`,
+        [tenantId, matchIds],
+      ),
+    ];
+    const byId = new Map(matches.rows.map((m) => [m.match_id, m]));
+    const teams = new Map<string, MatchPlayer[][]>();
+    for (const p of roster.rows) {
+      let t = teams.get(p.match_id);
+      if (!t) {
+        t = [];
+        teams.set(p.match_id, t);
+      }
+      while (t.length <= p.team) t.push([]);
+      t[p.team]!.push({ playerId: p.player_id, reference: p.reference });
+    }
+    return matchIds.flatMap((id) => {
+      const m = byId.get(id);
+      if (!m) return [];
+      return [
+        {
+          id,
+          uuid: id,
+          server: m.server,
+          matchScore: m.match_score,
+          teams: (teams.get(id) ?? []).filter((t) => t.length > 0).map((players) => ({ players })),
+        },
+      ];
+    });
+  }
+}
+
+/** `remove`/`requeue` may only name the match's current players, each in one list. */
+function listErrors(roster: ReadonlySet<string>, lists: PlayerUpdateLists): FieldError[] {
+  const errors: FieldError[] = [];
+  const removed = new Set(lists.remove ?? []);
+  for (const [i, id] of (lists.remove ?? []).entries()) {
+    if (!roster.has(id)) errors.push({ pointer: `/remove/${i}`, detail: "is not a player of this match" });
+  }
+  for (const [i, id] of (lists.requeue ?? []).entries()) {
+    if (!roster.has(id)) errors.push({ pointer: `/requeue/${i}`, detail: "is not a player of this match" });
+    else if (removed.has(id)) errors.push({ pointer: `/requeue/${i}`, detail: "is also in remove" });
+  }
+  return errors;
+}

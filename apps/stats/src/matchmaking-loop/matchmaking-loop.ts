@@ -1,0 +1,159 @@
+import { randomUUID } from "node:crypto";
+import type { GameConfig, MatchmakingRequest, MatchmakingResponse } from "@arena/contracts";
+import type { Logger } from "@arena/service-kit";
+import type { BackfillStore } from "../backfill/backfill-store.js";
+import type { Clock } from "../clock.js";
+import type { GameStore } from "../games/game-store.js";
+import type { MatchLifecycle } from "../matches/match-lifecycle.js";
+import type { Pusher } from "../push/pusher.js";
+import { matchmakingRequest } from "../queue/queue-rules.js";
+import type { QueueStore } from "../queue/queue-store.js";
+import type { GameLocks } from "./game-lock.js";
+
+export interface LoopMetrics {
+  tick(gameId: string, seconds: number, outcome: "ok" | "failed"): void;
+  queue(tenantId: string, gameId: string, waiting: number, oldestWaitSeconds: number): void;
+  expired(gameId: string, count: number): void;
+}
+
+export interface MatchmakingLoopDeps {
+  games: GameStore;
+  queue: QueueStore;
+  lifecycle: MatchLifecycle;
+  backfill: BackfillStore;
+  locks: GameLocks;
+  matchmaker: { match(request: MatchmakingRequest, requestId: string): Promise<MatchmakingResponse> };
+  pusher: Pusher;
+  clock: Clock;
+  logger: Logger;
+  metrics?: LoopMetrics;
+  /** Games processed at once by one replica. */
+  concurrency?: number;
+}
+
+/**
+ * The hosted queue's background loop (SPEC §5). Every interval, for each game with waiting
+ * players, open suggestions or open backfill requests, under that game's Redis lock:
+ *
+ * 1. players who waited past `maxQueueSeconds` leave the queue (`expired`, pushed to subscribers);
+ * 2. suggestions unconfirmed past `confirmationTimeout` fail and requeue their players;
+ * 3. backfill requests time out, or find their replacement;
+ * 4. the waiting players, with their ratings in this game, go to the matchmaker; its suggestions
+ *    are stored in one transaction and offered to the game's WebSocket subscribers;
+ * 5. suggestions nobody took yet are offered again (a subscriber may have arrived).
+ *
+ * Each step is its own transaction, so a process killed mid-tick leaves every player either
+ * waiting or in exactly one stored match.
+ */
+export class MatchmakingLoop {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: MatchmakingLoopDeps) {}
+
+  start(intervalMs: number): void {
+    this.stopped = false;
+    const schedule = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(async () => {
+        this.running = this.runOnce().catch((err) =>
+          this.deps.logger.error({ err }, "matchmaking round failed"),
+        );
+        await this.running;
+        schedule();
+      }, intervalMs);
+      this.timer.unref();
+    };
+    schedule();
+  }
+
+  /** Stops scheduling and waits for a round in progress to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One round over every active game; answers the games this replica processed. */
+  async runOnce(): Promise<number> {
+    const games = await this.deps.queue.activeGames();
+    const concurrency = this.deps.concurrency ?? 4;
+    let next = 0;
+    let processed = 0;
+    const worker = async () => {
+      while (next < games.length && !this.stopped) {
+        const { tenantId, gameId } = games[next++]!;
+        if (await this.processGame(tenantId, gameId)) processed++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, games.length) }, worker));
+    return processed;
+  }
+
+  /** One game's tick under its lock; false when another replica holds it. */
+  async processGame(tenantId: string, gameId: string): Promise<boolean> {
+    const { locks, logger } = this.deps;
+    let locked = false;
+    try {
+      locked = await locks.acquire(tenantId, gameId);
+    } catch (err) {
+      logger.warn({ err, tenantId, gameId }, "matchmaking lock unavailable (Redis); game skipped this round");
+      return false;
+    }
+    if (!locked) return false;
+    const started = process.hrtime.bigint();
+    try {
+      await this.tick(tenantId, gameId);
+      this.deps.metrics?.tick(gameId, Number(process.hrtime.bigint() - started) / 1e9, "ok");
+    } catch (err) {
+      this.deps.metrics?.tick(gameId, Number(process.hrtime.bigint() - started) / 1e9, "failed");
+      logger.error({ err, tenantId, gameId }, "matchmaking tick failed; the game is retried next round");
+    } finally {
+      await locks.release(tenantId, gameId).catch(() => {});
+    }
+    return true;
+  }
+
+  private async tick(tenantId: string, gameId: string): Promise<void> {
+    const { games, queue, lifecycle, backfill, pusher } = this.deps;
+    const game = await games.get(tenantId, gameId);
+    if (!game) return;
+    const expired = await queue.expire(tenantId, game);
+    if (expired.length > 0) {
+      this.deps.metrics?.expired(gameId, expired.length);
+      await pusher
+        .broadcast(tenantId, gameId, {
+          action: "playersRemoved",
+          messageId: null,
+          payload: { gameId, reason: "expired", players: expired },
+        })
+        .catch((err) => this.deps.logger.warn({ err }, "expired-players push failed"));
+    }
+    await lifecycle.timeOut(tenantId, gameId);
+    await backfill.timeOut(tenantId, gameId);
+    await backfill.search(tenantId, gameId);
+    await this.matchWaiting(tenantId, game);
+    await lifecycle.offerUndelivered(tenantId, gameId);
+    // A long round must not outlive its lease unnoticed.
+    await this.deps.locks.extend(tenantId, gameId).catch(() => false);
+  }
+
+  private async matchWaiting(tenantId: string, game: GameConfig): Promise<void> {
+    const waiting = await this.deps.queue.waiting(tenantId, game.gameId);
+    const now = this.deps.clock.now();
+    const oldest = waiting.reduce((t, p) => Math.min(t, p.joinedAt.getTime()), now.getTime());
+    this.deps.metrics?.queue(tenantId, game.gameId, waiting.length, (now.getTime() - oldest) / 1000);
+    if (waiting.length < game.numTeams * game.numPlayersPerTeam) return;
+    const answer = await this.deps.matchmaker.match(
+      matchmakingRequest(game, waiting, now),
+      `mm-${randomUUID()}`,
+    );
+    await this.deps.lifecycle.storeSuggestions(
+      tenantId,
+      game.gameId,
+      answer.matchSuggestions,
+      game.confirmationTimeout,
+    );
+  }
+}

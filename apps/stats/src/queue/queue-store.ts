@@ -1,0 +1,255 @@
+import { randomUUID } from "node:crypto";
+import type { GameConfig, MatchPlayer, QueuedPlayer, SubmitPlayersRequest } from "@arena/contracts";
+import { AppError } from "@arena/service-kit";
+import type { Clock } from "../clock.js";
+import { inTransaction, type SqlPool } from "../db.js";
+import type { MatchLifecycle } from "../matches/match-lifecycle.js";
+import { UNCONFIRMED } from "../matches/match-state.js";
+import { RATING_MODEL } from "../ratings/rating-model.js";
+import { carryOver } from "../seasons/season-rules.js";
+import type { SeasonStore } from "../seasons/season-store.js";
+import { matchmakingRating, submissionEntries, type WaitingPlayer } from "./queue-rules.js";
+
+interface RatedRow {
+  player_id: string;
+  season: number | null;
+  mu: number | null;
+  sigma: number | null;
+}
+
+/**
+ * A player's latest statistics row in a game up to the current season ($3), as a lateral
+ * subquery over `q.player_id`; tenant and game are SQL expressions of the calling query.
+ */
+const latestStat = (tenant: string, game: string) => `SELECT season, mu, sigma FROM player_stats ps
+   WHERE ps.tenant_id = ${tenant} AND ps.player_id = q.player_id AND ps.game_id = ${game} AND ps.season <= $3
+   ORDER BY season DESC LIMIT 1`;
+
+/** A game's matchmaking round takes at most this many waiting players, the longest waiting first. */
+export const MAX_PLAYERS_PER_ROUND = 20_000;
+
+/**
+ * The hosted queue (SPEC §5), one row per waiting or matched player in PostgreSQL.
+ *
+ * A player waits in one game of its tenant at a time (the row's key is tenant and player), so the
+ * same player submitted twice, to this game or another, is a 409 and nothing of that submission
+ * is queued.
+ */
+export class QueueStore {
+  constructor(
+    private readonly deps: {
+      pool: SqlPool;
+      clock: Clock;
+      lifecycle: MatchLifecycle;
+      seasons: SeasonStore;
+      newId?: () => string;
+    },
+  ) {}
+
+  /** Queues a submission at once or not at all. */
+  async submit(tenantId: string, game: GameConfig, body: SubmitPlayersRequest): Promise<QueuedPlayer[]> {
+    const { entries, errors } = submissionEntries(game, body, this.deps.newId ?? randomUUID);
+    if (errors.length > 0) throw AppError.validation(errors);
+    const now = this.deps.clock.now();
+    await inTransaction(this.deps.pool, async (tx) => {
+      const inserted = await tx.query<{ player_id: string }>(
+        `INSERT INTO queue_players (tenant_id, player_id, game_id, party_name, reference, servers, joined_at, updated_at)
+         SELECT $1, e.id, $2, $3, e.ref, CASE WHEN e.servers = '' THEN '{}'::text[] ELSE string_to_array(e.servers, E'\\x1f') END, $6, $6
+           FROM unnest($4::text[], $5::text[], $7::text[]) AS e(id, ref, servers)
+         ON CONFLICT (tenant_id, player_id) DO NOTHING
+         RETURNING player_id`,
+        [
+          tenantId,
+          game.gameId,
+          body.partyName ?? null,
+          entries.map((e) => e.playerId),
+          entries.map((e) => e.reference),
+          now,
+          // One text per player: its servers joined by the unit separator, which no name holds.
+          entries.map((e) => e.servers.join("\u001f")),
+        ],
+      );
+      if (inserted.rows.length < entries.length) {
+        const queued = new Set(inserted.rows.map((r) => r.player_id));
+        const taken = entries.flatMap((e, i) => (queued.has(e.playerId) ? [] : [{ e, i }]));
+        throw new AppError(
+          "CONFLICT",
+          `Already waiting or in an unconfirmed match: ${taken.map((t) => t.e.playerId).join(", ")}; nothing was queued`,
+          { extensions: { players: taken.map((t) => t.e.playerId) } },
+        );
+      }
+    });
+    return entries.map((e) => ({ playerId: e.playerId, reference: e.reference, state: "waiting" }));
+  }
+
+  /** `GET /games/{gameId}/players`: waiting and matched players, the longest waiting first. */
+  async list(tenantId: string, gameId: string): Promise<QueuedPlayer[]> {
+    const res = await this.deps.pool.query<{
+      player_id: string;
+      state: "waiting" | "matched";
+      reference: string | null;
+    }>(
+      `SELECT player_id, state::text AS state, reference FROM queue_players
+        WHERE tenant_id = $1 AND game_id = $2 ORDER BY joined_at, player_id`,
+      [tenantId, gameId],
+    );
+    return res.rows.map((r) => ({ playerId: r.player_id, state: r.state, reference: r.reference }));
+  }
+
+  /**
+   * Takes a player out of the queue. A matched player is a 409 unless `force`: then its match
+   * fails, the player is removed and the match's other players wait again.
+   */
+  async remove(tenantId: string, gameId: string, playerId: string, force: boolean): Promise<MatchPlayer> {
+    return inTransaction(this.deps.pool, async (tx) => {
+      const read = async (lock: boolean) =>
+        (
+          await tx.query<{ state: string; match_id: string | null; reference: string | null }>(
+            `SELECT state::text AS state, match_id, reference FROM queue_players
+              WHERE tenant_id = $1 AND player_id = $2 AND game_id = $3 ${lock ? "FOR UPDATE" : ""}`,
+            [tenantId, playerId, gameId],
+          )
+        ).rows[0];
+      const seen = await read(false);
+      if (seen?.state === "matched" && seen.match_id !== null && force) {
+        // A match is locked before its players' rows, in every path, so this cannot deadlock
+        // with a confirmation or a failure of the same match.
+        const match = await this.deps.lifecycle.matchRow(tx, tenantId, gameId, seen.match_id, true);
+        const row = await read(true);
+        if (row?.match_id === seen.match_id) {
+          await this.deps.lifecycle.failLocked(tx, tenantId, match, { remove: [playerId] });
+          return { playerId, reference: row.reference };
+        }
+      }
+      const row = await read(true);
+      if (!row) throw new AppError("NOT_FOUND", `Player ${playerId} is not in the queue of game ${gameId}`);
+      if (row.state === "matched") {
+        throw new AppError(
+          "CONFLICT",
+          `Player ${playerId} is in match ${row.match_id}; remove it with force=true to fail that match`,
+        );
+      }
+      await tx.query(`DELETE FROM queue_players WHERE tenant_id = $1 AND player_id = $2`, [
+        tenantId,
+        playerId,
+      ]);
+      return { playerId, reference: row.reference };
+    });
+  }
+
+  /** `DELETE /games/{gameId}/queue`: every waiting player out, every unconfirmed match failed. */
+  async clear(tenantId: string, gameId: string): Promise<{ removed: number; failedMatches: number }> {
+    return inTransaction(this.deps.pool, async (tx) => {
+      const matches = await tx.query<{
+        match_id: string;
+        status: "suggested" | "delivered";
+        result_answer: unknown;
+      }>(
+        `SELECT match_id, status::text AS status, result_answer FROM matches
+          WHERE tenant_id = $1 AND game_id = $2 AND status = ANY($3::"MatchStatus"[])
+          ORDER BY match_id FOR UPDATE`,
+        [tenantId, gameId, UNCONFIRMED],
+      );
+      let removed = 0;
+      for (const match of matches.rows) {
+        const failed = await this.deps.lifecycle.failLocked(tx, tenantId, match, { removeEveryone: true });
+        removed += failed.removed.length;
+      }
+      const waiting = await tx.query(
+        `DELETE FROM queue_players WHERE tenant_id = $1 AND game_id = $2 AND state = 'waiting'`,
+        [tenantId, gameId],
+      );
+      return { removed: removed + (waiting.rowCount ?? 0), failedMatches: matches.rows.length };
+    });
+  }
+
+  /** Removes the game's players who waited longer than `maxQueueSeconds`; answers them. */
+  async expire(tenantId: string, game: GameConfig): Promise<MatchPlayer[]> {
+    const cutoff = new Date(this.deps.clock.now().getTime() - game.maxQueueSeconds * 1000);
+    const res = await this.deps.pool.query<{ player_id: string; reference: string | null }>(
+      `DELETE FROM queue_players WHERE tenant_id = $1 AND game_id = $2 AND state = 'waiting' AND joined_at < $3
+       RETURNING player_id, reference`,
+      [tenantId, game.gameId, cutoff],
+    );
+    return res.rows.map((r) => ({ playerId: r.player_id, reference: r.reference }));
+  }
+
+  /**
+   * The game's waiting players with their current rating in this game, the longest waiting first.
+   * `onlyFor` narrows them to solo players who can play on that server (backfill candidates).
+   */
+  async waiting(tenantId: string, gameId: string, onlyFor?: { server: string }): Promise<WaitingPlayer[]> {
+    const season = await this.deps.seasons.current(tenantId);
+    const res = await this.deps.pool.query<
+      RatedRow & { party_name: string | null; servers: string[] | null; joined_at: Date }
+    >(
+      `SELECT q.player_id, q.party_name, q.servers, q.joined_at, s.season, s.mu, s.sigma
+         FROM queue_players q
+         LEFT JOIN LATERAL (${latestStat("q.tenant_id", "q.game_id")}) s ON true
+        WHERE q.tenant_id = $1 AND q.game_id = $2 AND q.state = 'waiting'
+          AND ($5::text IS NULL OR (q.party_name IS NULL AND (q.servers = '{}' OR $5 = ANY(q.servers))))
+        ORDER BY q.joined_at, q.player_id LIMIT $4`,
+      [tenantId, gameId, season.number, MAX_PLAYERS_PER_ROUND, onlyFor?.server ?? null],
+    );
+    const ratings = await this.matchmakingRatings(tenantId, gameId, season.number, res.rows);
+    return res.rows.map((r, i) => ({
+      playerId: r.player_id,
+      partyName: r.party_name,
+      servers: r.servers ?? [],
+      joinedAt: r.joined_at,
+      rating: ratings[i]!,
+    }));
+  }
+
+  /** These players' matchmaking ratings in the game, in the order given. */
+  async ratings(tenantId: string, gameId: string, playerIds: readonly string[]): Promise<number[]> {
+    const season = await this.deps.seasons.current(tenantId);
+    const res = await this.deps.pool.query<RatedRow>(
+      `SELECT q.player_id, s.season, s.mu, s.sigma
+         FROM unnest($4::text[]) WITH ORDINALITY AS q(player_id, n)
+         LEFT JOIN LATERAL (${latestStat("$1", "$2")}) s ON true
+        ORDER BY q.n`,
+      [tenantId, gameId, season.number, playerIds],
+    );
+    return this.matchmakingRatings(tenantId, gameId, season.number, res.rows);
+  }
+
+  /** This season's mu, or the latest earlier season's carried over, or a new player's. */
+  private async matchmakingRatings(
+    tenantId: string,
+    gameId: string,
+    season: number,
+    rows: readonly RatedRow[],
+  ): Promise<number[]> {
+    const factorsFrom = new Map<number, number[]>();
+    const ratings: number[] = [];
+    for (const r of rows) {
+      let mu: number = RATING_MODEL.mu;
+      if (r.mu !== null && r.sigma !== null && r.season !== null) {
+        mu = r.mu;
+        if (r.season < season) {
+          let factors = factorsFrom.get(r.season);
+          if (!factors) {
+            factors = await this.deps.seasons.carryOverFactors(tenantId, gameId, r.season, season);
+            factorsFrom.set(r.season, factors);
+          }
+          mu = carryOver({ mu: r.mu, sigma: r.sigma }, factors).mu;
+        }
+      }
+      ratings.push(matchmakingRating(mu));
+    }
+    return ratings;
+  }
+
+  /** Tenants and games with waiting players or open suggestions: the loop's work list. */
+  async activeGames(): Promise<Array<{ tenantId: string; gameId: string }>> {
+    const res = await this.deps.pool.query<{ tenant_id: string; game_id: string }>(
+      `SELECT DISTINCT tenant_id, game_id FROM queue_players
+       UNION
+       SELECT DISTINCT tenant_id, game_id FROM matches WHERE status IN ('suggested', 'delivered')
+       UNION
+       SELECT DISTINCT tenant_id, game_id FROM backfill_requests WHERE state = 'searching'`,
+    );
+    return res.rows.map((r) => ({ tenantId: r.tenant_id, gameId: r.game_id }));
+  }
+}

@@ -1,0 +1,240 @@
+import { validateBackfillStatus, validateMatchSuggestionMessage } from "@arena/contracts";
+import { type FanoutDelivery, PushFanout } from "@arena/redis";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { createHarness, type Harness } from "./harness.js";
+
+let h: Harness;
+let fanout: PushFanout;
+const deliveries: FanoutDelivery[] = [];
+let stopListening: () => Promise<void>;
+
+beforeAll(async () => {
+  // A stats app wired to the real fan-out (made once the harness has its Redis), and a "gateway
+  // replica" listening on it.
+  h = await createHarness({
+    pusher: { offer: (...a) => fanout.offer(...a), broadcast: (...a) => fanout.broadcast(...a) },
+  });
+  fanout = new PushFanout({ redis: h.redis, keys: h.testRedis.keys });
+  stopListening = await fanout.listen("replica-a", {
+    delivery: (d) => deliveries.push(d),
+    broadcast: () => {},
+  });
+});
+afterAll(async () => {
+  await stopListening();
+  await h.close();
+});
+
+let tenantSeq = 0;
+async function tenantWithGame(size: number) {
+  const tenant = `push-${++tenantSeq}`;
+  await h
+    .as(tenant)
+    .put("/games/g", {
+      numTeams: 2,
+      numPlayersPerTeam: size,
+      servers: ["eu-1", "us-1"],
+      targetWaitingTime: 0,
+    })
+    .expect(200);
+  return { tenant, api: h.as(tenant, "server") };
+}
+const queue = (api: ReturnType<Harness["as"]>, ids: string[]) =>
+  api.post("/games/g/players", { players: ids.map((playerId) => ({ playerId })) }).expect(204);
+
+async function until<T>(read: () => T | undefined, ms = 3000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("match suggestions pushed to subscribers", () => {
+  it("pushes a new suggestion to one subscribed connection and marks it delivered", async () => {
+    const { tenant, api } = await tenantWithGame(1);
+    await fanout.register(
+      tenant,
+      "replica-a",
+      "replica-a.1",
+      { gameIds: ["g"], priority: 0, rateLimit: null },
+      30_000,
+    );
+    await queue(api, ["a1", "a2"]);
+    await h.stats.loop.runOnce();
+    const pushed = await until(() => deliveries.find((d) => d.tenantId === tenant));
+    const message = JSON.parse(pushed.message);
+    expect(validateMatchSuggestionMessage(message)).toBe(true);
+    expect(pushed.connectionId).toBe("replica-a.1");
+    // Delivered by the push: a REST fetch does not deliver it a second time.
+    expect((await api.post("/games/g/matches")).body).toEqual([]);
+    expect((await api.get(`/games/g/matches/${message.payload.match.id}`)).body.status).toBe("delivered");
+  });
+
+  it("offers what a closed connection never acknowledged to another one, and never what it did", async () => {
+    const { tenant, api } = await tenantWithGame(1);
+    await fanout.register(
+      tenant,
+      "replica-a",
+      "replica-a.2",
+      { gameIds: ["g"], priority: 0, rateLimit: null },
+      30_000,
+    );
+    await queue(api, ["b1", "b2", "b3", "b4"]);
+    await h.stats.loop.runOnce();
+    const first = await until(() => {
+      const mine = deliveries.filter((d) => d.tenantId === tenant);
+      return mine.length === 2 ? mine : undefined;
+    });
+    const [acked, unacked] = first.map((d) => JSON.parse(d.message).payload.match.id as string);
+    await api.post(`/games/g/matches/${acked}/delivery`).expect(204);
+    await api.post(`/games/g/matches/${acked}/delivery`).expect(204);
+    // The connection closes; another subscribes.
+    await fanout.unregister(tenant, "replica-a.2");
+    await fanout.register(
+      tenant,
+      "replica-a",
+      "replica-a.3",
+      { gameIds: ["g"], priority: 0, rateLimit: null },
+      30_000,
+    );
+    await api.post("/internal/connections/replica-a.2/closed").expect(204);
+    const again = await until(() =>
+      deliveries.find((d) => d.tenantId === tenant && d.connectionId === "replica-a.3"),
+    );
+    expect(JSON.parse(again.message).payload.match.id).toBe(unacked);
+    expect(deliveries.filter((d) => d.tenantId === tenant)).toHaveLength(3);
+  });
+
+  it("leaves a suggestion fetchable by REST when nobody is subscribed, and pushes it to a later subscriber", async () => {
+    const { tenant, api } = await tenantWithGame(1);
+    await queue(api, ["c1", "c2"]);
+    await h.stats.loop.runOnce();
+    expect(deliveries.filter((d) => d.tenantId === tenant)).toHaveLength(0);
+    await fanout.register(
+      tenant,
+      "replica-a",
+      "replica-a.4",
+      { gameIds: ["g"], priority: 0, rateLimit: null },
+      30_000,
+    );
+    await h.stats.loop.runOnce();
+    await until(() => deliveries.find((d) => d.tenantId === tenant));
+    expect((await api.post("/games/g/matches")).body).toEqual([]);
+  });
+});
+
+describe("backfill", () => {
+  /** A confirmed 2v2 match of p0..p3, and its teams. */
+  async function runningMatch(api: ReturnType<Harness["as"]>, prefix: string) {
+    await queue(
+      api,
+      [0, 1, 2, 3].map((i) => `${prefix}${i}`),
+    );
+    await h.stats.loop.runOnce();
+    const [match] = (await api.post("/games/g/matches")).body;
+    await api.post(`/games/g/matches/${match.id}/statuses/confirmed`).expect(204);
+    return match as { id: string; teams: Array<{ players: Array<{ playerId: string }> }> };
+  }
+
+  it("finds a waiting player for a dropped seat, delivers it, and completion counts it in", async () => {
+    const { tenant, api } = await tenantWithGame(2);
+    const match = await runningMatch(api, "bf");
+    const dropped = match.teams[0]!.players[0]!.playerId;
+    const stay = match.teams[0]!.players[1]!.playerId;
+    const others = match.teams[1]!.players.map((p) => p.playerId);
+    await queue(api, ["sub"]);
+    const created = await api
+      .post(`/games/g/matches/${match.id}/backfill`, {
+        droppedPlayerId: dropped,
+        backfillingRequestId: "req-1",
+      })
+      .expect(201);
+    expect(created.body).toEqual({ backfillingRequestId: "req-1" });
+    // A retry of the same request is the same request.
+    await api
+      .post(`/games/g/matches/${match.id}/backfill`, {
+        droppedPlayerId: dropped,
+        backfillingRequestId: "req-1",
+      })
+      .expect(201);
+    const status = await api.get(`/games/g/matches/${match.id}/backfill/req-1`).expect(200);
+    expect(validateBackfillStatus(status.body)).toBe(true);
+    expect(status.body).toMatchObject({
+      state: "delivered",
+      replacement: { playerId: "sub", reference: null },
+    });
+    const push = deliveries.find(
+      (d) => d.tenantId === tenant && JSON.parse(d.message).action === "backfillingMatchSuggestion",
+    );
+    expect(push).toBeUndefined(); // nobody of this tenant subscribed
+    expect(
+      (await api.get(`/games/g/matches/${match.id}`)).body.teams[0].players
+        .map((p: { playerId: string }) => p.playerId)
+        .sort(),
+    ).toEqual([stay, "sub"].sort());
+    // The roster completion checks: the replacement in, the dropped player optional.
+    const missing = await api.post(`/games/g/matches/${match.id}/statuses/completed`, {
+      teams: [
+        { rank: 0, players: [{ playerId: stay, score: 1 }] },
+        { rank: 1, players: others.map((playerId) => ({ playerId, score: 1 })) },
+      ],
+    });
+    expect(missing.status).toBe(400);
+    const done = await api.post(`/games/g/matches/${match.id}/statuses/completed`, {
+      teams: [
+        { rank: 0, players: [stay, "sub"].map((playerId) => ({ playerId, score: 1 })) },
+        { rank: 1, players: others.map((playerId) => ({ playerId, score: 1 })) },
+      ],
+    });
+    expect(done.status).toBe(200);
+  });
+
+  it("searches until a player arrives, times out otherwise; cancelling a delivered one requeues the replacement", async () => {
+    const { api } = await tenantWithGame(2);
+    const match = await runningMatch(api, "bt");
+    const [a, b] = match.teams[0]!.players.map((p) => p.playerId);
+    await api
+      .post(`/games/g/matches/${match.id}/backfill`, { droppedPlayerId: a, backfillingRequestId: "wait" })
+      .expect(201);
+    expect((await api.get(`/games/g/matches/${match.id}/backfill/wait`)).body.state).toBe("searching");
+    await queue(api, ["late"]);
+    await h.stats.loop.runOnce();
+    expect((await api.get(`/games/g/matches/${match.id}/backfill/wait`)).body.state).toBe("delivered");
+    const cancelled = await api.delete(`/games/g/matches/${match.id}/backfill/wait`).expect(200);
+    expect(cancelled.body.state).toBe("cancelled");
+    const waiting = (await api.get("/games/g/players")).body as Array<{ playerId: string; state: string }>;
+    expect(waiting).toContainEqual({ playerId: "late", state: "waiting", reference: null });
+
+    await api
+      .post(`/games/g/matches/${match.id}/backfill`, { droppedPlayerId: b, backfillingRequestId: "lonely" })
+      .expect(201);
+    // "late" is waiting, so this one is delivered at once; drop it and ask for another seat with nobody left.
+    await api.delete(`/games/g/matches/${match.id}/backfill/lonely`).expect(200);
+    await api.delete(`/games/g/players/late`).expect(204);
+    await api
+      .post(`/games/g/matches/${match.id}/backfill`, { droppedPlayerId: b, backfillingRequestId: "never" })
+      .expect(201);
+    h.clock.advance(61_000);
+    await h.stats.loop.runOnce();
+    expect((await api.get(`/games/g/matches/${match.id}/backfill/never`)).body.state).toBe("timed-out");
+  });
+
+  it("refuses a backfill of an unconfirmed match and names a dropped player not in it", async () => {
+    const { api } = await tenantWithGame(1);
+    await queue(api, ["n1", "n2"]);
+    await h.stats.loop.runOnce();
+    const [match] = (await api.post("/games/g/matches")).body;
+    expect((await api.post(`/games/g/matches/${match.id}/backfill`, { droppedPlayerId: "n1" })).status).toBe(
+      409,
+    );
+    await api.post(`/games/g/matches/${match.id}/statuses/confirmed`).expect(204);
+    const res = await api.post(`/games/g/matches/${match.id}/backfill`, { droppedPlayerId: "ghost" });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      { pointer: "/droppedPlayerId", detail: "is not a player of this match" },
+    ]);
+  });
+});
