@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ID_TOKEN_LIFETIME_SECONDS, IDENTITY_SECRET_FIELDS } from "@arena/contracts";
-import { type Redis, redisKeys, redisReadiness } from "@arena/redis";
+import { PushFanout, type Redis, redisKeys, redisReadiness } from "@arena/redis";
 import {
   asAppError,
   Counter,
@@ -30,6 +30,7 @@ import { hostedRoutes } from "./routing/hosted-routes.js";
 import { StatsUpstream } from "./routing/stats-proxy.js";
 import { adminRoutes } from "./tenants/admin-routes.js";
 import { TenantAdmin } from "./tenants/tenant-admin.js";
+import { userStatusChannel, WebSocketGateway } from "./websocket/websocket-gateway.js";
 
 export interface GatewayAppDeps {
   db: Database;
@@ -47,7 +48,9 @@ export interface GatewayApp extends ServiceApp {
   authenticator: Authenticator;
   /** /metrics and the detailed /readyz, when METRICS_PORT moves them off the public port. */
   internalApp: Express | undefined;
-  /** After the last request: closes the kept-alive connections to stats. */
+  /** The WebSocket API: the HTTP server's `upgrade` handler, drained on shutdown. */
+  websocket: WebSocketGateway;
+  /** After the last request: stops the WebSocket timers and listeners, closes the connections to stats. */
   close(): Promise<void>;
 }
 
@@ -75,7 +78,13 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     userStatusCacheMs: config.USER_STATUS_CACHE_MS,
   });
   const passwordCost = { logN: config.PASSWORD_SCRYPT_LOG_N };
-  const admin = new TenantAdmin(identity, passwordCost, (userId) => authenticator.forgetUser(userId));
+  // A user disabled here is refused at once here, and every replica hears of it (its WebSockets close).
+  const admin = new TenantAdmin(identity, passwordCost, (userId) => {
+    authenticator.forgetUser(userId);
+    redis.publish(userStatusChannel(keys), userId).catch((err: unknown) => {
+      logger.warn({ err: (err as Error).message }, "replicas were not told of a user's new status");
+    });
+  });
   const throttle = new LoginThrottle({
     redis,
     keys,
@@ -89,6 +98,12 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     connections: config.UPSTREAM_CONNECTIONS,
+  });
+  const rateLimit = tenantRateLimit({
+    redis,
+    keys,
+    points: config.TENANT_RATE_LIMIT,
+    windowSeconds: config.TENANT_RATE_WINDOW_SECONDS,
   });
   const readiness = [
     databaseReadiness(db),
@@ -131,23 +146,33 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
       app.use(jwksRoutes(signingKeys));
       app.use(docsRoutes(openApiDocument(config.PUBLIC_URL)));
       // Before /admin: POST /admin/season/reset is a hosted operation (user tokens), not the operator's.
-      app.use(
-        hostedRoutes({
-          authenticator,
-          rateLimit: tenantRateLimit({
-            redis,
-            keys,
-            points: config.TENANT_RATE_LIMIT,
-            windowSeconds: config.TENANT_RATE_WINDOW_SECONDS,
-          }),
-          upstream,
-        }),
-      );
+      app.use(hostedRoutes({ authenticator, rateLimit, upstream }));
       app.use("/admin", adminRoutes({ adminToken: config.ADMIN_TOKEN, admin, signingKeys }));
     },
   });
 
   service.metrics.registry.registerMetric(loginOutcomes);
+  const websocket = new WebSocketGateway({
+    authenticator,
+    upstream,
+    rateLimit,
+    fanout: new PushFanout({ redis, keys }),
+    redis,
+    keys,
+    lifecycle: service.lifecycle,
+    logger,
+    registry: service.metrics.registry,
+    limits: {
+      keepAliveMs: config.WS_KEEPALIVE_MS,
+      maxLifetimeMs: config.WS_MAX_LIFETIME_MS,
+      maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+      maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
+      maxInFlight: config.WS_MAX_IN_FLIGHT,
+      maxConnections: config.WS_MAX_CONNECTIONS,
+      registrationRefreshMs: config.WS_REGISTRATION_REFRESH_MS,
+      registrationTtlMs: config.WS_REGISTRATION_TTL_MS,
+    },
+  });
   let internalApp: Express | undefined;
   if (separateInternalPort) {
     internalApp = express();
@@ -170,6 +195,11 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     tokens,
     authenticator,
     internalApp,
-    close: () => upstream.close(),
+    websocket,
+    async close() {
+      await websocket.close();
+      await rateLimit.close();
+      await upstream.close();
+    },
   };
 }

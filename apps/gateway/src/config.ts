@@ -74,6 +74,56 @@ export const gatewayConfigSchema = {
     },
     METRICS_HOST: { type: "string", default: "127.0.0.1" },
     BODY_LIMIT: { type: "string", default: "1mb", pattern: "^[0-9]+(b|kb|mb)$" },
+    WS_KEEPALIVE_MS: {
+      type: "integer",
+      minimum: 10,
+      default: 60000,
+      description: "Interval of the keepAlive push to every WebSocket connection",
+    },
+    WS_MAX_LIFETIME_MS: {
+      type: "integer",
+      minimum: 10,
+      default: 7200000,
+      description: "A WebSocket connection is closed (4000) after this long, whatever its token's expiry",
+    },
+    WS_MAX_BUFFERED_BYTES: {
+      type: "integer",
+      minimum: 1024,
+      default: 1048576,
+      description:
+        "Unsent bytes one WebSocket connection may hold; a client that falls further behind is dropped",
+    },
+    WS_MAX_MESSAGE_BYTES: {
+      type: "integer",
+      minimum: 1024,
+      default: 262144,
+      description: "Largest incoming WebSocket message; larger ones close the connection with 1009",
+    },
+    WS_MAX_IN_FLIGHT: {
+      type: "integer",
+      minimum: 1,
+      default: 32,
+      description: "Messages one WebSocket connection may have awaiting an answer; more are refused with 429",
+    },
+    WS_MAX_CONNECTIONS: {
+      type: "integer",
+      minimum: 1,
+      default: 10000,
+      description: "Open WebSocket connections per replica; upgrades past it answer 503",
+    },
+    WS_REGISTRATION_REFRESH_MS: {
+      type: "integer",
+      minimum: 10,
+      default: 10000,
+      description:
+        "How often subscriptions are written again to Redis (and their users' status checked again)",
+    },
+    WS_REGISTRATION_TTL_MS: {
+      type: "integer",
+      minimum: 20,
+      default: 30000,
+      description: "A subscription not refreshed within this long (a dead replica) gets no more pushes",
+    },
   },
 } as const;
 

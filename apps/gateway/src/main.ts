@@ -42,6 +42,8 @@ try {
     logger,
     lifecycle: gateway.lifecycle,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    onUpgrade: gateway.websocket.handleUpgrade,
+    onShutdown: [() => gateway.websocket.drain(config.SHUTDOWN_TIMEOUT_MS)],
     onClose: [() => internal?.stop(), () => gateway.close(), () => closeRedis(redis), () => db.$disconnect()],
   });
   stopOnSignals(running, logger);

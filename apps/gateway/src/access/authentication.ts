@@ -54,6 +54,14 @@ export class Authenticator {
     this.clients = new TtlCache(options.clock, 60_000);
   }
 
+  /** Whether the user still exists in its tenant and is enabled (cached as the token checks are). */
+  async isActive(principal: Pick<Principal, "userId" | "tenantId">): Promise<boolean> {
+    const user = await this.users.get(principal.userId, () =>
+      this.options.identity.userStatus(principal.userId),
+    );
+    return user !== undefined && user.tenantId === principal.tenantId && !user.disabled;
+  }
+
   /** A user's status changed on this replica (disabled, enabled): read it again next time. */
   forgetUser(userId: string): void {
     this.users.delete(userId);
@@ -101,16 +109,20 @@ export class Authenticator {
   }
 }
 
+/** Throws a 403 AppError unless `role` is one of `roles`. */
+export function assertRole(roles: readonly UserRole[], role: UserRole | undefined): void {
+  if (role === undefined || !roles.includes(role)) {
+    throw new AppError(
+      "FORBIDDEN",
+      `This operation needs the ${roles.join(" or ")} role; the token has ${role}`,
+    );
+  }
+}
+
 /** 403 unless the caller has one of `roles`. */
 export function requireRole(roles: readonly UserRole[]) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const role = req.principal?.role;
-    if (role === undefined || !roles.includes(role)) {
-      throw new AppError(
-        "FORBIDDEN",
-        `This operation needs the ${roles.join(" or ")} role; the token has ${role}`,
-      );
-    }
+    assertRole(roles, req.principal?.role);
     next();
   };
 }

@@ -78,9 +78,8 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
   const timer = setInterval(() => void flush(), options.flushIntervalMs ?? 100);
   timer.unref();
 
-  const limit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const tenantId = req.principal?.tenantId;
-    if (tenantId === undefined) throw new Error("tenantRateLimit runs after authentication");
+  /** Counts one request of the tenant: its remaining budget, or a 429/503 AppError. */
+  const admit = async (tenantId: string): Promise<{ limit: number; remaining: number }> => {
     let window = windows.get(tenantId);
     if (window !== undefined && now() >= window.endsAtMs) {
       windows.delete(tenantId);
@@ -89,10 +88,7 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
     const used = window === undefined ? points : window.known + window.pending;
     if (window !== undefined && used + 1 <= points / 2 && redis.status === "ready") {
       window.pending += 1;
-      res.setHeader("RateLimit-Limit", String(points));
-      res.setHeader("RateLimit-Remaining", String(points - used - 1));
-      next();
-      return;
+      return { limit: points, remaining: points - used - 1 };
     }
     // Counted in Redis now, with whatever this replica admitted locally since its last flush.
     const pending = window?.pending ?? 0;
@@ -118,11 +114,20 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
         { headers: { "Retry-After": String(retryAfter) }, extensions: { retryAfter } },
       );
     }
+    return { limit: points, remaining: Math.max(0, points - answer.count) };
+  };
+
+  const limit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const tenantId = req.principal?.tenantId;
+    if (tenantId === undefined) throw new Error("tenantRateLimit runs after authentication");
+    const { remaining } = await admit(tenantId);
     res.setHeader("RateLimit-Limit", String(points));
-    res.setHeader("RateLimit-Remaining", String(Math.max(0, points - answer.count)));
+    res.setHeader("RateLimit-Remaining", String(remaining));
     next();
   };
   return Object.assign(limit, {
+    /** The same count for callers that are not express routes (WebSocket messages). */
+    admit,
     /** Stops the flush timer after adding what is pending (on shutdown). */
     close: async () => {
       clearInterval(timer);

@@ -119,7 +119,7 @@ function gatewayPaths(): Json {
       get: {
         operationId: "openWebSocket",
         summary: "The WebSocket message transport",
-        description: `Upgrade with \`Authorization: <IdToken>\` or \`?authorization=<IdToken>\`. Messages \`{action, messageId, payload}\`; actions: ${MESSAGE_ACTIONS.map((a) => `\`${a}\``).join(", ")}. Schemas: ClientMessage, ServerResponse, ServerErrorMessage, MatchSuggestionMessage, BackfillingMatchSuggestionMessage, KeepAliveMessage.`,
+        description: `Upgrade with \`Authorization: <IdToken>\` or \`?authorization=<IdToken>\`. Messages \`{action, messageId, payload}\`; actions: ${MESSAGE_ACTIONS.map((a) => `\`${a}\``).join(", ")}. Schemas: ClientMessage, ServerResponse, ServerErrorMessage, MatchSuggestionMessage, BackfillingMatchSuggestionMessage, PlayersRemovedMessage, KeepAliveMessage.`,
         tags: ["websocket"],
         parameters: [{ name: "authorization", in: "query", required: false, schema: { type: "string" } }],
         responses: { "101": { description: "Switching protocols" }, ...problems([401]) },

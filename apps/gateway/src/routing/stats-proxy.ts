@@ -1,7 +1,7 @@
 import { pipeline } from "node:stream/promises";
 import { AppError } from "@arena/service-kit";
 import type { Request, Response } from "express";
-import { Pool, errors as undiciErrors } from "undici";
+import { type Dispatcher, Pool, errors as undiciErrors } from "undici";
 import { forwardedBodyOf } from "./forwarded-body.js";
 
 export interface StatsUpstreamOptions {
@@ -16,6 +16,28 @@ export interface StatsUpstreamOptions {
 
 /** Answers up to this size (by Content-Length) are buffered and sent in one write. */
 const SMALL_ANSWER_BYTES = 64 * 1024;
+
+/** One call to stats on behalf of a tenant (REST and WebSocket alike). */
+export interface UpstreamCall {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Path and query, e.g. `/games/ranked/players/p1?force=true`. */
+  path: string;
+  tenantId: string;
+  /** The caller's role, when the call is made for a user (stats' own checks read it). */
+  role?: string;
+  requestId: string;
+  prefer?: string;
+  /** The body, sent unchanged with `contentType` (default application/json). */
+  body?: Buffer | string;
+  contentType?: string;
+}
+
+/** Stats' answer read whole: the status, the headers and the body parsed when it is JSON. */
+export interface UpstreamAnswer {
+  status: number;
+  headers: Dispatcher.ResponseData["headers"];
+  body: unknown;
+}
 
 /** Headers of stats' answer that reach the client besides the status, content type and body. */
 const PASSED_ANSWER_HEADERS = ["location", "retry-after", "preference-applied", "cache-control"] as const;
@@ -46,31 +68,67 @@ export class StatsUpstream {
     this.authorization = `Bearer ${options.serviceToken}`;
   }
 
-  /** Express handler: forwards `req` as the authenticated principal and streams the answer back. */
-  async forward(req: Request, res: Response): Promise<void> {
-    const principal = req.principal;
-    if (!principal) throw new Error("forward runs after authentication");
+  /**
+   * The one upstream call: sends `call` with the service token and the tenant, and answers stats'
+   * status, headers and body stream (the caller reads or dumps it). Failures to reach stats or to
+   * get its headers in time throw the AppError the client should see (503, 504, 502).
+   */
+  async call(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = {
       authorization: this.authorization,
-      "x-arena-tenant": principal.tenantId,
-      "x-arena-role": principal.role,
-      "x-request-id": req.id,
+      "x-arena-tenant": call.tenantId,
+      "x-request-id": call.requestId,
     };
-    const prefer = req.get("prefer");
-    if (prefer !== undefined) headers.prefer = prefer;
-    const body = forwardedBodyOf(req);
-    if (body !== undefined) headers["content-type"] = req.get("content-type") ?? "application/json";
-    let answer: Awaited<ReturnType<Pool["request"]>>;
+    if (call.role !== undefined) headers["x-arena-role"] = call.role;
+    if (call.prefer !== undefined) headers.prefer = call.prefer;
+    if (call.body !== undefined) headers["content-type"] = call.contentType ?? "application/json";
     try {
-      answer = await this.pool.request({
-        method: req.method as "GET",
-        path: req.originalUrl,
+      return await this.pool.request({
+        method: call.method,
+        path: call.path,
         headers,
-        body: body ?? null,
+        body: call.body ?? null,
       });
     } catch (err) {
       throw upstreamError(err);
     }
+  }
+
+  /** `call`, with the answer read whole (JSON parsed; anything else as text, no body as undefined). */
+  async callAndRead(call: UpstreamCall): Promise<UpstreamAnswer> {
+    const answer = await this.call(call);
+    let text: string;
+    try {
+      text = await answer.body.text();
+    } catch (err) {
+      throw upstreamError(err);
+    }
+    const contentType = String(answer.headers["content-type"] ?? "");
+    let body: unknown = text === "" ? undefined : text;
+    if (text !== "" && /[/+]json\b/.test(contentType)) {
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        throw new AppError("UPSTREAM_FAILED", "The stats service answered malformed JSON", { cause: err });
+      }
+    }
+    return { status: answer.statusCode, headers: answer.headers, body };
+  }
+
+  /** Express handler: forwards `req` as the authenticated principal and streams the answer back. */
+  async forward(req: Request, res: Response): Promise<void> {
+    const principal = req.principal;
+    if (!principal) throw new Error("forward runs after authentication");
+    const body = forwardedBodyOf(req);
+    const answer = await this.call({
+      method: req.method as UpstreamCall["method"],
+      path: req.originalUrl,
+      tenantId: principal.tenantId,
+      role: principal.role,
+      requestId: req.id,
+      prefer: req.get("prefer"),
+      ...(body === undefined ? {} : { body, contentType: req.get("content-type") ?? "application/json" }),
+    });
     res.status(answer.statusCode);
     const contentType = answer.headers["content-type"];
     if (typeof contentType === "string") res.setHeader("content-type", contentType);
