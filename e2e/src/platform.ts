@@ -1,0 +1,166 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTestDatabase, type TestDatabase } from "@arena/database";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const appDir = (app: string) => join(root, "apps", app);
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+export interface AppProcess {
+  name: string;
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** Starts the process again (same port, same environment) after a stop or a kill. */
+  restart(): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Runs `apps/<name>/dist/main.js` as its own process; resolves once `/readyz` answers 200. */
+async function startApp(name: string, env: Record<string, string>): Promise<AppProcess> {
+  const port = Number(env.PORT);
+  const url = `http://127.0.0.1:${port}`;
+  const proc: AppProcess = {
+    name,
+    url,
+    port,
+    child: undefined as unknown as ChildProcess,
+    async restart() {
+      let output = "";
+      const child = spawn(process.execPath, [join(appDir(name), "dist", "main.js")], {
+        env: { ...process.env, ...env, HOST: "127.0.0.1", LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const keep = (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-8000);
+        if (process.env.E2E_LOG_LEVEL) process.stderr.write(`[${name}] ${chunk}`);
+      };
+      child.stdout?.on("data", keep);
+      child.stderr?.on("data", keep);
+      proc.child = child;
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+        try {
+          if ((await fetch(`${url}/readyz`)).ok) return;
+        } catch {}
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill("SIGKILL");
+      throw new Error(`${name} was not ready within 60 s:\n${output}`);
+    },
+    async stop(signal = "SIGTERM") {
+      const child = proc.child;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill(signal);
+      await exited;
+    },
+  };
+  await proc.restart();
+  return proc;
+}
+
+export interface Platform {
+  license: AppProcess;
+  matchmaker: AppProcess;
+  stats: AppProcess;
+  gateway: AppProcess;
+  adminToken: string;
+  redisKeyPrefix: string;
+  /** Stats' database, for checks the API cannot make (no player in two matches). */
+  statsDatabaseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole platform as four separate processes of the built apps, each on a database of its
+ * own and one Redis key prefix, wired as `pnpm start` wires them: stats calls the matchmaker, the
+ * matchmaker holds a license from the license service, the gateway fronts stats.
+ */
+export async function startPlatform(options: { matchmakingIntervalMs?: number } = {}): Promise<Platform> {
+  const adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
+  const serviceToken = `e2e-service-${randomBytes(12).toString("hex")}`;
+  const signingKeySecret = `e2e-signing-${randomBytes(24).toString("hex")}`;
+  const redisKeyPrefix = `arena_e2e_${randomBytes(4).toString("hex")}:`;
+  const databases: TestDatabase[] = [];
+  const database = async (app: string) => {
+    const db = await createTestDatabase({
+      schemaPath: join(appDir(app), "prisma", "schema.prisma"),
+      migrationsDir: join(appDir(app), "prisma", "migrations"),
+      prefix: `arena_e2e_${app}`,
+    });
+    databases.push(db);
+    return db.url;
+  };
+  const started: AppProcess[] = [];
+  try {
+    const license = await startApp("license", {
+      PORT: String(await freePort()),
+      DATABASE_URL: await database("license"),
+      ADMIN_TOKEN: adminToken,
+      SIGNING_KEY_SECRET: signingKeySecret,
+      MAIL_DIR: join(root, "e2e", ".mail"),
+    });
+    started.push(license);
+    const created = await fetch(`${license.url}/admin/licenses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ name: "e2e", email: "e2e@arena.localhost", edition: "advanced" }),
+    });
+    if (!created.ok) throw new Error(`license creation answered ${created.status}`);
+    const { licenseKey } = (await created.json()) as { licenseKey: string };
+    const matchmaker = await startApp("matchmaker", {
+      PORT: String(await freePort()),
+      LICENSE_URL: license.url,
+      LICENSE_KEY: licenseKey,
+    });
+    started.push(matchmaker);
+    const stats = await startApp("stats", {
+      PORT: String(await freePort()),
+      DATABASE_URL: await database("stats"),
+      REDIS_KEY_PREFIX: redisKeyPrefix,
+      SERVICE_TOKEN: serviceToken,
+      MATCHMAKER_URL: matchmaker.url,
+      MATCHMAKING_INTERVAL_MS: String(options.matchmakingIntervalMs ?? 200),
+    });
+    started.push(stats);
+    const gateway = await startApp("gateway", {
+      PORT: String(await freePort()),
+      DATABASE_URL: await database("gateway"),
+      REDIS_KEY_PREFIX: redisKeyPrefix,
+      SERVICE_TOKEN: serviceToken,
+      ADMIN_TOKEN: adminToken,
+      SIGNING_KEY_SECRET: signingKeySecret,
+      STATS_URL: stats.url,
+    });
+    started.push(gateway);
+    return {
+      license,
+      matchmaker,
+      stats,
+      gateway,
+      adminToken,
+      redisKeyPrefix,
+      statsDatabaseUrl: databases[1]!.url,
+      async close() {
+        for (const app of [...started].reverse()) await app.stop().catch(() => {});
+        for (const db of databases) await db.drop().catch(() => {});
+      },
+    };
+  } catch (err) {
+    for (const app of started.reverse()) await app.stop("SIGKILL").catch(() => {});
+    for (const db of databases) await db.drop().catch(() => {});
+    throw err;
+  }
+}
