@@ -2,11 +2,11 @@ import { join } from "node:path";
 import { migrateDatabase } from "@arena/database";
 import autocannon from "autocannon";
 import { Pool } from "undici";
+import { createTenant, userToken } from "./gateway-tenant.js";
 import { median } from "./http-timing.js";
+import { ADMIN_TOKEN } from "./licensed-matchmaker.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
 
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
-const PASSWORD = "bench-password-0123456789";
 /** Autocannon's settings, the same for both targets. */
 const LOAD = { connections: 16, pipelining: 1, durationSeconds: 10, warmupSeconds: 3 };
 /** Sequential requests per target for the precise (microsecond) latency figures. */
@@ -81,47 +81,6 @@ async function sequential(origin: string, path: string, headers: Record<string, 
   return times.slice(SEQUENTIAL_REQUESTS / 10); // the first tenth warms up
 }
 
-async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${url} answered ${res.status}: ${text}`);
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-}
-
-/** A tenant, an app client and a server user on the benchmark gateway; answers an IdToken. */
-async function login(gateway: string): Promise<{ token: string; tenantId: string }> {
-  const admin = { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` };
-  const tenantId = `bench-${Date.now().toString(36)}`;
-  await json(`${gateway}/admin/tenants`, {
-    method: "POST",
-    headers: admin,
-    body: JSON.stringify({ tenantId, name: "Bench" }),
-  });
-  const { clientId } = await json(`${gateway}/admin/tenants/${tenantId}/clients`, {
-    method: "POST",
-    headers: admin,
-    body: JSON.stringify({ name: "bench" }),
-  });
-  await json(`${gateway}/admin/tenants/${tenantId}/users`, {
-    method: "POST",
-    headers: admin,
-    body: JSON.stringify({ username: `${tenantId}-server`, password: PASSWORD, role: "server" }),
-  });
-  const answer = await json(`${gateway}/auth/`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-amz-json-1.1",
-      "x-amz-target": "AWSCognitoIdentityProviderService.InitiateAuth",
-    },
-    body: JSON.stringify({
-      AuthFlow: "USER_PASSWORD_AUTH",
-      AuthParameters: { USERNAME: `${tenantId}-server`, PASSWORD },
-      ClientId: clientId,
-    }),
-  });
-  return { token: (answer.AuthenticationResult as { IdToken: string }).IdToken, tenantId };
-}
-
 /**
  * Authenticated proxying through the real gateway (token check, role check, the tenant's rate
  * limit, undici to stats) against calling the real stats service directly, in one run; a bare
@@ -180,7 +139,9 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
       TENANT_RATE_LIMIT: "1000000000",
     });
     services.push(gateway);
-    const { token, tenantId } = await login(gateway.url);
+    const tenant = await createTenant(gateway.url);
+    const { tenantId } = tenant;
+    const token = await userToken(gateway.url, tenant, "server");
     const auth = { authorization: token };
     // What the gateway sends stats for this caller.
     const service = {

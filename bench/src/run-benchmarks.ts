@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { migrateDatabase } from "@arena/database";
 import { type GatewayProxyReport, gatewayProxyMarkdown, runGatewayProxyBenchmark } from "./gateway-proxy.js";
+import { type HostedQueueReport, hostedQueueMarkdown, runHostedQueueBenchmark } from "./hosted-queue.js";
 import { round } from "./http-timing.js";
+import { NODE_FLAGS, startLicensedMatchmaker } from "./licensed-matchmaker.js";
 import { type BenchReport, markdownReport } from "./markdown-report.js";
 import { type FirstRequestCase, runFirstRequestBenchmark } from "./matchmaker-first-request.js";
 import { formatQualityReport, runQualityBenchmark } from "./matchmaker-quality.js";
@@ -19,62 +20,20 @@ import { runStatsBenchmark } from "./stats-benchmark.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const resultsFile = join(root, "bench", "results", "latest.json");
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
-/** The matchmaker's production V8 flags (its Dockerfile and start script); the echo gets the same. */
-const NODE_FLAGS = ["--max-semi-space-size=64"];
-
-/** Starts the real license service and a licensed matchmaker; `started` collects them for cleanup. */
-async function startLicensedMatchmaker(
-  started: Service[],
-): Promise<{ license: Service; matchmaker: Service; licenseKey: string }> {
-  const licenseDir = join(root, "apps", "license");
-  const databaseUrl =
-    process.env.BENCH_LICENSE_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/arena_bench_license";
-  await migrateDatabase({
-    databaseUrl,
-    schemaPath: join(licenseDir, "prisma", "schema.prisma"),
-    migrationsDir: join(licenseDir, "prisma", "migrations"),
-  });
-  const license = await startService("license", join(licenseDir, "dist", "main.js"), 18082, {
-    DATABASE_URL: databaseUrl,
-    ADMIN_TOKEN,
-    SIGNING_KEY_SECRET: "bench-signing-key-secret-0123456789abcdef",
-    MAIL_DIR: join(root, ".dev", "bench-mail"),
-  });
-  started.push(license);
-  const created = await fetch(`${license.url}/admin/licenses`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` },
-    body: JSON.stringify({ name: "Benchmark", email: "bench@arena.localhost", edition: "advanced" }),
-  });
-  if (created.status !== 201)
-    throw new Error(`could not create a license: ${created.status} ${await created.text()}`);
-  const { licenseKey } = (await created.json()) as { licenseKey: string };
-  const matchmaker = await startService(
-    "matchmaker",
-    join(root, "apps", "matchmaker", "dist", "main.js"),
-    18000,
-    { LICENSE_KEY: licenseKey, LICENSE_URL: license.url },
-    "/readyz",
-    NODE_FLAGS,
-  );
-  started.push(matchmaker);
-  return { license, matchmaker, licenseKey };
-}
-
 /** The whole report: the matchmaker's part, and the gateway's and the stats service's sections. */
-type FullReport = BenchReport & { gatewayProxy?: GatewayProxyReport };
+type FullReport = BenchReport & { gatewayProxy?: GatewayProxyReport; hostedQueue?: HostedQueueReport };
 type MatchmakerPart = Pick<
   BenchReport,
   "matchmakerSpeed" | "growth" | "memory" | "shapes" | "explain" | "firstRequest" | "quality"
 >;
-const PARTS = ["matchmaker", "gateway", "stats"] as const;
+const PARTS = ["matchmaker", "gateway", "stats", "queue"] as const;
 
 function writeReport(report: FullReport): void {
   mkdirSync(dirname(resultsFile), { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
   const gateway = report.gatewayProxy ? `\n${gatewayProxyMarkdown(report.gatewayProxy)}` : "";
-  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report) + gateway);
+  const queue = report.hostedQueue ? `\n${hostedQueueMarkdown(report.hostedQueue)}` : "";
+  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report) + gateway + queue);
 }
 
 async function runGatewaySection(): Promise<GatewayProxyReport> {
@@ -90,8 +49,8 @@ async function runGatewaySection(): Promise<GatewayProxyReport> {
 }
 
 /**
- * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|gateway|stats` runs one, keeping the other
- * parts' figures from the previous report, so latest.json and latest.md always hold all three.
+ * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|gateway|stats|queue` runs one, keeping
+ * the other parts' figures from the previous report, so latest.json and latest.md always hold all four.
  */
 async function main(): Promise<void> {
   const started = new Date();
@@ -110,6 +69,11 @@ async function main(): Promise<void> {
     console.log("\nStats service (leaderboard reads, completions, rebuild):");
     stats = await runStatsBenchmark(root);
   }
+  let hostedQueue = previous.hostedQueue;
+  if (runs("queue")) {
+    console.log("\nHosted queue (game servers over REST and WebSocket through the gateway):");
+    hostedQueue = await runHostedQueueBenchmark(root);
+  }
   if (!matchmaker.matchmakerSpeed)
     throw new Error("no matchmaker figures: run the whole benchmark once first");
   writeReport({
@@ -124,6 +88,7 @@ async function main(): Promise<void> {
     quality: matchmaker.quality,
     ...(gatewayProxy === undefined ? {} : { gatewayProxy }),
     ...(stats === undefined ? {} : { stats }),
+    ...(hostedQueue === undefined ? {} : { hostedQueue }),
   });
   console.log(`\nWritten to ${resultsFile}`);
 }
@@ -137,7 +102,7 @@ async function runMatchmakerPart(): Promise<MatchmakerPart> {
   let explain: ExplainCase[];
   let firstRequest: FirstRequestCase[];
   try {
-    const { license, matchmaker, licenseKey } = await startLicensedMatchmaker(services);
+    const { license, matchmaker, licenseKey } = await startLicensedMatchmaker(root, services);
     const echo = await startService(
       "echo",
       join(root, "bench", "dist", "echo-server.js"),

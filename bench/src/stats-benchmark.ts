@@ -59,7 +59,7 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
     await seeder.close();
   }
   const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  await clearPrefix(redis);
+  await clearPrefix(redis, PREFIX);
 
   let service: Service | undefined;
   try {
@@ -163,7 +163,7 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
     return { connections: 32, reads, completions, rebuild };
   } finally {
     if (service) await stopService(service);
-    await clearPrefix(redis);
+    await clearPrefix(redis, PREFIX);
     redis.disconnect();
   }
 }
@@ -201,10 +201,11 @@ async function rebuildSecondsSum(url: string): Promise<number> {
   return Number(line?.split(" ").pop() ?? 0);
 }
 
-async function clearPrefix(redis: Redis): Promise<void> {
+/** Deletes every Redis key under the prefix. */
+export async function clearPrefix(redis: Redis, prefix: string): Promise<void> {
   let cursor = "0";
   do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${PREFIX}*`, "COUNT", 1000);
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
     cursor = next;
     if (keys.length > 0) await redis.unlink(...keys);
   } while (cursor !== "0");

@@ -1,0 +1,513 @@
+import { cpus } from "node:os";
+import { join } from "node:path";
+import type { CompleteMatchRequest, DeliveredMatch } from "@arena/contracts";
+import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { createTenant, json, userToken } from "./gateway-tenant.js";
+import { round } from "./http-timing.js";
+import { ADMIN_TOKEN, startLicensedMatchmaker } from "./licensed-matchmaker.js";
+import { type Service, startService, stopService } from "./processes.js";
+import { cpuSeconds, histogramDelta, machineCpuSeconds, scrape, total } from "./prometheus-text.js";
+import { RestTransport, sleep, type Transport, WebSocketTransport } from "./queue-servers.js";
+import { clearPrefix } from "./stats-benchmark.js";
+
+const SERVICE_TOKEN = "bench-service-token-0123456789";
+const GAME_ID = "queue-2v2";
+const LOOP_INTERVAL_MS = 1000;
+const SERVERS = 10;
+/** How long after the load stops the servers keep taking suggestions for players still waiting. */
+const DRAIN_SECONDS = 10;
+const POLL_MS = 200;
+const BATCH_INTERVAL_MS = 200;
+/** Unanswered messages per WebSocket at most (the gateway's WS_MAX_IN_FLIGHT is 32). */
+const WS_MAX_IN_FLIGHT = 24;
+
+export interface HostedQueueReport {
+  seconds: number;
+  loopIntervalMs: number;
+  game: { gameId: string; mode: string; targetWaitingTime: number; servers: number };
+  servers: { rest: number; websocket: number };
+  pacing: { batchSize: number; batchIntervalMs: number; offeredPerSecond: number };
+  players: { offered: number; accepted: number; acceptedPerSecond: number; unmatchedAtEnd: number };
+  submitToSuggestion: { players: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number };
+  matches: {
+    received: { rest: number; websocket: number };
+    receivedTwice: number;
+    completed: number;
+    completionsPerSecond: number;
+  };
+  errors: { count: number; samples: string[] };
+  playersInTwoMatches: { seenByServers: number; inDatabase: number };
+  /** Matches per status in PostgreSQL at the end. */
+  databaseMatches: Record<string, number>;
+  profile: QueueProfile;
+  targets: { acceptedPerSecond: number; p95Ms: number; errors: number; playersInTwoMatches: number };
+}
+
+interface QueueProfile {
+  /** One game's tick of the stats loop (stats_matchmaking_tick_seconds), over the load window. */
+  tick: { count: number; meanMs: number; p95UpToMs: number | null };
+  /** The matchmaker's `POST /matchmaking/basic`, as the matchmaker timed it. */
+  matchmakerCall: { count: number; meanMs: number; p95UpToMs: number | null };
+  /** Stats' own time per hosted route (its http_request_duration_seconds), over the window. */
+  statsRoutes: Array<{ route: string; count: number; meanMs: number; p95UpToMs: number | null }>;
+  pushes: { offered: number; unclaimed: number };
+  /** Suggestions the loop stored, and those it dropped (a player no longer waiting). */
+  suggestions: { stored: number; dropped: number };
+  /** Waiting players at the stats loop's ticks (stats_queue_waiting_players), sampled each second. */
+  waitingPlayers: { max: number; last: number };
+  /** CPU used over the window, in cores (1 = one core busy the whole time). */
+  cpuCores: Record<string, number>;
+}
+
+/** Everything one run counts; the servers report into it. */
+class Tally {
+  readonly addedAt = new Map<string, number>();
+  /** Players seen in a suggestion before their add's answer came back: the time seen. */
+  private readonly seenEarly = new Map<string, number>();
+  private readonly matchOf = new Map<string, string>();
+  private readonly matchesSeen = new Set<string>();
+  readonly latencies: number[] = [];
+  readonly received = { rest: 0, websocket: 0 };
+  readonly errorSamples = new Map<string, number>();
+  offered = 0;
+  accepted = 0;
+  errors = 0;
+  receivedTwice = 0;
+  playersInTwoMatches = 0;
+  completed = 0;
+  completedInWindow = 0;
+  windowOpen = true;
+
+  error(what: string): void {
+    this.errors++;
+    const key = what.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "…");
+    this.errorSamples.set(key, (this.errorSamples.get(key) ?? 0) + 1);
+  }
+
+  added(playerIds: readonly string[]): void {
+    const now = performance.now();
+    this.accepted += playerIds.length;
+    for (const id of playerIds) {
+      const seen = this.seenEarly.get(id);
+      if (seen === undefined) this.addedAt.set(id, now);
+      else this.latencies.push(0);
+    }
+  }
+
+  /** Answers false when this match was already received (it must then not be played again). */
+  suggested(match: DeliveredMatch, transport: Transport["kind"]): boolean {
+    if (this.matchesSeen.has(match.id)) {
+      this.receivedTwice++;
+      return false;
+    }
+    this.matchesSeen.add(match.id);
+    this.received[transport]++;
+    const now = performance.now();
+    for (const team of match.teams) {
+      for (const { playerId } of team.players) {
+        const earlier = this.matchOf.get(playerId);
+        if (earlier !== undefined && earlier !== match.id) this.playersInTwoMatches++;
+        this.matchOf.set(playerId, match.id);
+        const added = this.addedAt.get(playerId);
+        if (added === undefined) this.seenEarly.set(playerId, now);
+        else {
+          this.latencies.push(now - added);
+          this.addedAt.delete(playerId);
+        }
+      }
+    }
+    return true;
+  }
+
+  completion(): void {
+    this.completed++;
+    if (this.windowOpen) this.completedInWindow++;
+  }
+
+  /** Accepted players not seen in any suggestion yet. */
+  get unmatched(): number {
+    return this.addedAt.size;
+  }
+}
+
+/** Random ranks (a winner and a loser, or a draw now and then) and scores for a 2-team match. */
+function randomResult(match: DeliveredMatch): CompleteMatchRequest {
+  const draw = Math.random() < 0.1;
+  const firstWins = Math.random() < 0.5;
+  return {
+    server: match.server,
+    gameLength: 600,
+    teams: match.teams.map((team, i) => ({
+      rank: draw ? 0 : (i === 0) === firstWins ? 0 : 1,
+      players: team.players.map((p) => ({ playerId: p.playerId, score: Math.floor(Math.random() * 100) })),
+    })),
+  };
+}
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/**
+ * The hosted queue end to end (issue 11): the four apps as processes, ten simulated game servers
+ * (half over REST polling, half over one subscribed WebSocket each) queueing unique players at a
+ * paced rate, and confirming then completing every match they receive with a random result.
+ */
+export async function runHostedQueueBenchmark(root: string): Promise<HostedQueueReport> {
+  const seconds = Number(process.env.BENCH_QUEUE_SECONDS ?? 60);
+  const offeredRate = Number(process.env.BENCH_QUEUE_RATE ?? 1100);
+  const batchSize = Math.max(1, Math.round((offeredRate * BATCH_INTERVAL_MS) / 1000 / SERVERS));
+  const redisPrefix = `arena_bench_queue_${process.pid}:`;
+  const databases: TestDatabase[] = [];
+  const services: Service[] = [];
+  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  try {
+    const database = async (app: string) => {
+      const created = await createTestDatabase({
+        schemaPath: join(root, "apps", app, "prisma", "schema.prisma"),
+        migrationsDir: join(root, "apps", app, "prisma", "migrations"),
+        prefix: `arena_bench_queue_${app}`,
+      });
+      databases.push(created);
+      return created.url;
+    };
+    const statsDatabaseUrl = await database("stats");
+    const gatewayDatabaseUrl = await database("gateway");
+    const { matchmaker } = await startLicensedMatchmaker(root, services);
+    const stats = await startService(
+      "stats",
+      join(root, "apps", "stats", "dist", "main.js"),
+      18081,
+      {
+        DATABASE_URL: statsDatabaseUrl,
+        SERVICE_TOKEN,
+        REDIS_KEY_PREFIX: redisPrefix,
+        MATCHMAKER_URL: matchmaker.url,
+        MATCHMAKING_INTERVAL_MS: String(LOOP_INTERVAL_MS),
+      },
+      "/readyz",
+    );
+    services.push(stats);
+    const gateway = await startService(
+      "gateway",
+      join(root, "apps", "gateway", "dist", "main.js"),
+      18080,
+      {
+        DATABASE_URL: gatewayDatabaseUrl,
+        STATS_URL: stats.url,
+        ADMIN_TOKEN,
+        SERVICE_TOKEN,
+        SIGNING_KEY_SECRET: "bench-signing-key-secret-0123456789abcdef",
+        REDIS_KEY_PREFIX: redisPrefix,
+        // The tenant's request budget is not what is measured: high enough never to answer 429.
+        TENANT_RATE_LIMIT: "1000000000",
+      },
+      "/readyz",
+    );
+    services.push(gateway);
+
+    const tenant = await createTenant(gateway.url);
+    const adminToken = await userToken(gateway.url, tenant, "admin");
+    const serverToken = await userToken(gateway.url, tenant, "server");
+    const game = {
+      numTeams: 2,
+      numPlayersPerTeam: 2,
+      targetWaitingTime: 1,
+      servers: ["eu-1", "eu-2", "us-1"],
+    };
+    await json(`${gateway.url}/games/${GAME_ID}`, {
+      method: "PUT",
+      headers: { authorization: adminToken, "content-type": "application/json" },
+      body: JSON.stringify(game),
+    });
+
+    const tally = new Tally();
+    const handling = new Set<Promise<void>>();
+    const transports: Transport[] = [];
+    const events = (transport: () => Transport) => ({
+      error: (what: string) => tally.error(what),
+      match: (match: DeliveredMatch) => {
+        const t = transport();
+        if (!tally.suggested(match, t.kind)) return;
+        const played = (async () => {
+          if ((await t.confirm(match.id)) && (await t.complete(match.id, randomResult(match))))
+            tally.completion();
+        })();
+        handling.add(played);
+        void played.finally(() => handling.delete(played));
+      },
+    });
+    for (let i = 0; i < SERVERS; i++) {
+      let transport: Transport | undefined;
+      const serverEvents = events(() => transport!);
+      transport =
+        i % 2 === 0
+          ? new RestTransport(gateway.url, serverToken, GAME_ID, serverEvents, POLL_MS)
+          : await WebSocketTransport.open(gateway.url, serverToken, GAME_ID, serverEvents, WS_MAX_IN_FLIGHT);
+      transports.push(transport);
+    }
+
+    console.log(
+      `  ${SERVERS} servers (${SERVERS / 2} REST, ${SERVERS / 2} WebSocket), ${batchSize} players per server every ${BATCH_INTERVAL_MS} ms (${offeredRate}/s offered), ${seconds} s…`,
+    );
+    const runTag = Date.now().toString(36);
+    const metricsBefore = { stats: await scrape(stats.url), matchmaker: await scrape(matchmaker.url) };
+    const cpuBefore = cpuSnapshot(services);
+    const started = performance.now();
+    const end = started + seconds * 1000;
+    const waiting = { max: 0, last: 0 };
+    const sampler = (async () => {
+      while (performance.now() < end) {
+        await sleep(1000);
+        const current = total(await scrape(stats.url), "stats_queue_waiting_players", { game: GAME_ID });
+        waiting.max = Math.max(waiting.max, current);
+        waiting.last = current;
+      }
+    })();
+    await Promise.all(
+      transports.map(async (transport, server) => {
+        let next = started + (server * BATCH_INTERVAL_MS) / SERVERS;
+        let count = 0;
+        while (next < end) {
+          await sleep(next - performance.now());
+          const ids = Array.from({ length: batchSize }, () => `${runTag}-s${server}-${count++}`);
+          tally.offered += ids.length;
+          if (await transport.add(ids)) tally.added(ids);
+          next = Math.max(next + BATCH_INTERVAL_MS, performance.now());
+        }
+      }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    tally.windowOpen = false;
+    await sampler;
+    const metricsAfter = { stats: await scrape(stats.url), matchmaker: await scrape(matchmaker.url) };
+    const cpuCores = cpuCoresSince(cpuBefore, services, elapsed);
+
+    const drainUntil = performance.now() + DRAIN_SECONDS * 1000;
+    while (tally.unmatched > 0 && performance.now() < drainUntil) await sleep(100);
+    while (handling.size > 0) await Promise.all([...handling]);
+    await Promise.all(transports.map((t) => t.close()));
+
+    const check = await checkDatabase(statsDatabaseUrl);
+    const sorted = [...tally.latencies].sort((a, b) => a - b);
+    const routeOf = (method: string, route: string) => {
+      const h = histogramDelta(metricsBefore.stats, metricsAfter.stats, "http_request_duration_seconds", {
+        method,
+        route,
+      });
+      return { route: `${method} ${route}`, ...h };
+    };
+    const report: HostedQueueReport = {
+      seconds: round(elapsed, 1),
+      loopIntervalMs: LOOP_INTERVAL_MS,
+      game: {
+        gameId: GAME_ID,
+        mode: "2v2",
+        targetWaitingTime: game.targetWaitingTime,
+        servers: game.servers.length,
+      },
+      servers: { rest: SERVERS / 2, websocket: SERVERS / 2 },
+      pacing: {
+        batchSize,
+        batchIntervalMs: BATCH_INTERVAL_MS,
+        offeredPerSecond: Math.round(tally.offered / elapsed),
+      },
+      players: {
+        offered: tally.offered,
+        accepted: tally.accepted,
+        acceptedPerSecond: Math.round(tally.accepted / elapsed),
+        unmatchedAtEnd: tally.unmatched,
+      },
+      submitToSuggestion: {
+        players: sorted.length,
+        p50Ms: Math.round(percentile(sorted, 50)),
+        p95Ms: Math.round(percentile(sorted, 95)),
+        p99Ms: Math.round(percentile(sorted, 99)),
+        maxMs: Math.round(sorted.at(-1) ?? 0),
+      },
+      matches: {
+        received: tally.received,
+        receivedTwice: tally.receivedTwice,
+        completed: tally.completed,
+        completionsPerSecond: Math.round(tally.completedInWindow / elapsed),
+      },
+      errors: {
+        count: tally.errors,
+        samples: [...tally.errorSamples].slice(0, 10).map(([what, n]) => `${n}× ${what}`),
+      },
+      playersInTwoMatches: {
+        seenByServers: tally.playersInTwoMatches,
+        inDatabase: check.playersInTwoMatches,
+      },
+      databaseMatches: check.matchesByStatus,
+      profile: {
+        tick: histogramDelta(metricsBefore.stats, metricsAfter.stats, "stats_matchmaking_tick_seconds", {
+          game: GAME_ID,
+        }),
+        matchmakerCall: histogramDelta(
+          metricsBefore.matchmaker,
+          metricsAfter.matchmaker,
+          "http_request_duration_seconds",
+          { route: "/matchmaking/basic" },
+        ),
+        statsRoutes: [
+          routeOf("POST", "/games/:gameId/players"),
+          routeOf("POST", "/games/:gameId/matches"),
+          routeOf("POST", "/games/:gameId/matches/:matchId/statuses/confirmed"),
+          routeOf("POST", "/games/:gameId/matches/:matchId/statuses/completed"),
+        ],
+        pushes: {
+          offered: delta(metricsBefore.stats, metricsAfter.stats, "stats_match_pushes_total", {
+            outcome: "offered",
+          }),
+          unclaimed: delta(metricsBefore.stats, metricsAfter.stats, "stats_match_pushes_total", {
+            outcome: "unclaimed",
+          }),
+        },
+        suggestions: {
+          stored: delta(metricsBefore.stats, metricsAfter.stats, "stats_matches_formed_total", {
+            game: GAME_ID,
+          }),
+          dropped: delta(metricsBefore.stats, metricsAfter.stats, "stats_suggestions_dropped_total", {
+            game: GAME_ID,
+          }),
+        },
+        waitingPlayers: waiting,
+        cpuCores,
+      },
+      targets: { acceptedPerSecond: 1000, p95Ms: LOOP_INTERVAL_MS + 1000, errors: 0, playersInTwoMatches: 0 },
+    };
+    console.log(hostedQueueMarkdown(report));
+    return report;
+  } finally {
+    await Promise.all(services.map(stopService));
+    await clearPrefix(redis, redisPrefix);
+    redis.disconnect();
+    for (const db of databases) await db.drop();
+  }
+}
+
+const delta = (
+  before: Parameters<typeof total>[0],
+  after: Parameters<typeof total>[0],
+  name: string,
+  where: Record<string, string>,
+) => total(after, name, where) - total(before, name, where);
+
+interface CpuSnapshot {
+  machine: { busy: number; total: number };
+  bench: NodeJS.CpuUsage;
+  services: number[];
+}
+
+function cpuSnapshot(services: readonly Service[]): CpuSnapshot {
+  return {
+    machine: machineCpuSeconds(),
+    bench: process.cpuUsage(),
+    services: services.map((s) => cpuSeconds(s.child.pid!)),
+  };
+}
+
+/** Cores used by each app, the benchmark's own process, and the rest (PostgreSQL, Redis, …). */
+function cpuCoresSince(before: CpuSnapshot, services: readonly Service[], seconds: number) {
+  const now = cpuSnapshot(services);
+  const cores: Record<string, number> = {};
+  let apps = 0;
+  services.forEach((s, i) => {
+    const used = now.services[i]! - before.services[i]!;
+    apps += used;
+    cores[s.name] = round(used / seconds);
+  });
+  const bench = process.cpuUsage(before.bench);
+  const benchSeconds = (bench.user + bench.system) / 1e6;
+  cores["bench (load generator)"] = round(benchSeconds / seconds);
+  const busy = now.machine.busy - before.machine.busy;
+  cores["rest (PostgreSQL, Redis, …)"] = round(Math.max(0, busy - apps - benchSeconds) / seconds);
+  cores["machine busy"] = round(busy / seconds);
+  return cores;
+}
+
+/** Players in the rosters of two matches that did not fail, and the matches per status. */
+async function checkDatabase(
+  databaseUrl: string,
+): Promise<{ playersInTwoMatches: number; matchesByStatus: Record<string, number> }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const twice = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM (
+         SELECT p.tenant_id, p.player_id FROM match_players p
+           JOIN matches m ON m.tenant_id = p.tenant_id AND m.match_id = p.match_id
+          WHERE m.status <> 'failed'
+          GROUP BY p.tenant_id, p.player_id HAVING count(DISTINCT p.match_id) > 1) d`,
+    );
+    const statuses = await client.query<{ status: string; n: string }>(
+      `SELECT status::text AS status, count(*) AS n FROM matches GROUP BY status ORDER BY status`,
+    );
+    return {
+      playersInTwoMatches: Number(twice.rows[0]!.n),
+      matchesByStatus: Object.fromEntries(statuses.rows.map((r) => [r.status, Number(r.n)])),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+const upTo = (ms: number | null) => (ms === null ? "above the largest bucket" : `≤ ${ms} ms`);
+
+/** The figures as Markdown, for bench/results/latest.md. */
+export function hostedQueueMarkdown(r: HostedQueueReport): string {
+  const met = (ok: boolean) => (ok ? "yes" : "**no**");
+  const s = r.submitToSuggestion;
+  const p = r.profile;
+  const rows = [
+    [
+      "players accepted (2xx on add)",
+      `${r.players.acceptedPerSecond.toLocaleString("en")}/s (${r.pacing.offeredPerSecond.toLocaleString("en")}/s offered)`,
+      `≥ ${r.targets.acceptedPerSecond.toLocaleString("en")}/s`,
+      met(r.players.acceptedPerSecond >= r.targets.acceptedPerSecond),
+    ],
+    [
+      "submit → suggestion, per player",
+      `p50 ${s.p50Ms} ms, p95 ${s.p95Ms} ms (p99 ${s.p99Ms} ms, max ${s.maxMs} ms)`,
+      `p95 ≤ ${r.targets.p95Ms} ms`,
+      met(s.p95Ms <= r.targets.p95Ms && s.players > 0),
+    ],
+    [
+      "completions",
+      `${r.matches.completionsPerSecond}/s (${r.matches.completed.toLocaleString("en")} in all)`,
+      "",
+      "",
+    ],
+    ["errors", String(r.errors.count), "0", met(r.errors.count === r.targets.errors)],
+    [
+      "players in two matches",
+      `${r.playersInTwoMatches.seenByServers} seen by the servers, ${r.playersInTwoMatches.inDatabase} in PostgreSQL`,
+      "0",
+      met(r.playersInTwoMatches.seenByServers + r.playersInTwoMatches.inDatabase === 0),
+    ],
+  ];
+  const statuses = Object.entries(r.databaseMatches)
+    .map(([status, n]) => `${n.toLocaleString("en")} ${status}`)
+    .join(", ");
+  const routes = p.statsRoutes
+    .map((x) => `${x.route} ${x.count.toLocaleString("en")}× mean ${x.meanMs} ms (p95 ${upTo(x.p95UpToMs)})`)
+    .join("; ");
+  const cpu = Object.entries(p.cpuCores)
+    .map(([name, cores]) => `${name} ${cores}`)
+    .join(", ");
+  return [
+    `**Hosted queue** (issue 11): license, matchmaker, stats (\`MATCHMAKING_INTERVAL_MS=${r.loopIntervalMs}\`) and gateway as processes; game \`${r.game.gameId}\` (${r.game.mode}, \`targetWaitingTime: ${r.game.targetWaitingTime}\`, ${r.game.servers} servers); ${r.servers.rest} game servers over REST (polling \`POST /games/{gameId}/matches\` every ${POLL_MS} ms) and ${r.servers.websocket} over one subscribed WebSocket each, for ${r.seconds} s; each adds ${r.pacing.batchSize} unique players every ${r.pacing.batchIntervalMs} ms and confirms, then completes with random ranks, every match it receives. Latency runs from the add's answer to the first sight of the player's match by the server holding it.`,
+    "",
+    "| measure | figure | target | met |",
+    "|---|---|---|---|",
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+    "",
+    `Matches received: ${r.matches.received.websocket.toLocaleString("en")} pushed over WebSocket, ${r.matches.received.rest.toLocaleString("en")} fetched over REST (pushes go to one subscribed connection; REST gets what nobody was pushed), ${r.matches.receivedTwice} received twice. Players accepted but never suggested ${DRAIN_SECONDS} s after the load stopped: ${r.players.unmatchedAtEnd.toLocaleString("en")}. Matches in PostgreSQL at the end: ${statuses}.`,
+    ...(r.errors.samples.length > 0 ? ["", `Errors: ${r.errors.samples.join("; ")}.`] : []),
+    "",
+    `Where the time goes (over the load window): stats loop tick ${p.tick.count}× mean ${p.tick.meanMs} ms (p95 ${upTo(p.tick.p95UpToMs)}); matchmaker call ${p.matchmakerCall.count}× mean ${p.matchmakerCall.meanMs} ms; waiting players at a tick max ${p.waitingPlayers.max.toLocaleString("en")}, last ${p.waitingPlayers.last.toLocaleString("en")}; suggestions ${p.suggestions.stored.toLocaleString("en")} stored, ${p.suggestions.dropped.toLocaleString("en")} dropped; pushes ${p.pushes.offered.toLocaleString("en")} offered, ${p.pushes.unclaimed.toLocaleString("en")} unclaimed. Stats routes: ${routes}. CPU (cores of ${cpus().length}): ${cpu}.`,
+    "",
+  ].join("\n");
+}
