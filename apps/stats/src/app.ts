@@ -200,7 +200,7 @@ export function createApp(deps: StatsAppDeps): StatsApp {
       matchesFormed: (game, n) => metrics.matchesFormed.inc({ game }, n),
       suggestionsDropped: (game, n) => metrics.suggestionsDropped.inc({ game }, n),
       timedOut: (game, n) => metrics.matchesTimedOut.inc({ game }, n),
-      pushed: (outcome) => metrics.pushes.inc({ outcome }),
+      pushed: (outcome, count) => metrics.pushes.inc({ outcome }, count),
     },
   });
   const queue = new QueueStore({ pool, clock, lifecycle, seasons });

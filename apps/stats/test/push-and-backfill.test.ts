@@ -12,7 +12,11 @@ beforeAll(async () => {
   // A stats app wired to the real fan-out (made once the harness has its Redis), and a "gateway
   // replica" listening on it.
   h = await createHarness({
-    pusher: { offer: (...a) => fanout.offer(...a), broadcast: (...a) => fanout.broadcast(...a) },
+    pusher: {
+      offerMany: (...a) => fanout.offerMany(...a),
+      hasSubscribers: (...a) => fanout.hasSubscribers(...a),
+      broadcast: (...a) => fanout.broadcast(...a),
+    },
   });
   fanout = new PushFanout({ redis: h.redis, keys: h.testRedis.keys });
   stopListening = await fanout.listen("replica-a", {
@@ -123,6 +127,73 @@ describe("match suggestions pushed to subscribers", () => {
     await h.stats.loop.runOnce();
     await until(() => deliveries.find((d) => d.tenantId === tenant));
     expect((await api.post("/games/g/matches")).body).toEqual([]);
+  });
+});
+
+describe("a subscribed game's suggestions, batched", () => {
+  it("sets a tick's suggestions aside for the push, so REST gets only what no connection could take", async () => {
+    const { tenant, api } = await tenantWithGame(1);
+    // Two connections, three pushes a minute each: six of the ten matches can be pushed.
+    for (const n of [5, 6]) {
+      await fanout.register(
+        tenant,
+        "replica-a",
+        `replica-a.${n}`,
+        { gameIds: ["g"], priority: 0, rateLimit: 3 },
+        30_000,
+      );
+    }
+    await queue(
+      api,
+      Array.from({ length: 20 }, (_, i) => `d${i}`),
+    );
+    // A REST poller racing the tick: whatever it fetches was never pushed.
+    let polling = true;
+    const fetched: string[] = [];
+    const poller = (async () => {
+      while (polling) {
+        const res = await api.post("/games/g/matches").expect(200);
+        fetched.push(...res.body.map((m: { id: string }) => m.id));
+      }
+    })();
+    await h.stats.loop.runOnce();
+    polling = false;
+    await poller;
+    fetched.push(...(await api.post("/games/g/matches").expect(200)).body.map((m: { id: string }) => m.id));
+    const pushed = (
+      await until(() => {
+        const mine = deliveries.filter((d) => d.tenantId === tenant);
+        return mine.length === 6 ? mine : undefined;
+      })
+    ).map((d) => JSON.parse(d.message).payload.match.id as string);
+    expect(new Set(pushed).size).toBe(6);
+    expect(fetched).toHaveLength(4);
+    expect(fetched.filter((id) => pushed.includes(id))).toEqual([]);
+    const perConnection = Map.prototype.get.bind(
+      deliveries
+        .filter((d) => d.tenantId === tenant)
+        .reduce((m, d) => m.set(d.connectionId, (m.get(d.connectionId) ?? 0) + 1), new Map<string, number>()),
+    );
+    expect([perConnection("replica-a.5"), perConnection("replica-a.6")]).toEqual([3, 3]);
+    for (const id of pushed) expect((await api.get(`/games/g/matches/${id}`)).body.status).toBe("delivered");
+  });
+
+  it("puts back a suggestion a dead process set aside for a push and never pushed", async () => {
+    const { tenant, api } = await tenantWithGame(1);
+    await queue(api, ["e1", "e2"]);
+    await h.stats.loop.runOnce();
+    const [match] = (await h.db.$queryRawUnsafe(
+      `UPDATE matches SET status = 'delivered', pushed_to = NULL, acked_at = NULL
+        WHERE tenant_id = $1 RETURNING match_id`,
+      tenant,
+    )) as Array<{ match_id: string }>;
+    // Within the grace period it is an in-flight push: left alone.
+    await h.stats.matchLifecycle.offerUndelivered(tenant, "g");
+    expect((await api.post("/games/g/matches")).body).toEqual([]);
+    h.clock.advance(31_000);
+    await h.stats.matchLifecycle.offerUndelivered(tenant, "g");
+    const fetched = (await api.post("/games/g/matches").expect(200)).body;
+    expect(fetched.map((m: { id: string }) => m.id)).toEqual([match!.match_id]);
   });
 });
 

@@ -100,17 +100,18 @@ drop(ARGV[1])
 return 1`;
 
 /**
- * ARGV: now, gameId, message JSON, tenantId, replica channel prefix, excluded connectionIds...
- * Returns the chosen connectionId or false.
+ * ARGV: now, gameId, tenantId, replica channel prefix, number of excluded connections n,
+ * excluded connectionIds (n of them), then the messages (JSON text), one push each.
+ * Returns, per message, the chosen connectionId or false.
  */
 const OFFER_SCRIPT = `
 local now = tonumber(ARGV[1])
 local game = ARGV[2]
+local excludedCount = tonumber(ARGV[5])
 local excluded = {}
-for i = 6, #ARGV do excluded[ARGV[i]] = true end
+for i = 6, 5 + excludedCount do excluded[ARGV[i]] = true end
 local members = redis.call('ZRANGEBYLEX', KEYS[1], '(' .. game .. '\\n', '(' .. game .. '\\n\\255')
-local best = nil
-local candidates = {}
+local live = {}
 for _, member in ipairs(members) do
   local conn = string.sub(member, #game + 2)
   local raw = redis.call('HGET', KEYS[2], conn)
@@ -119,40 +120,55 @@ for _, member in ipairs(members) do
   else
     local entry = cjson.decode(raw)
     if entry.expiresAt > now and not excluded[conn] then
-      local count = 0
+      local start, count = now, 0
       local window = redis.call('HGET', KEYS[5], conn)
       if window then
         local sep = string.find(window, ' ')
-        if now - tonumber(string.sub(window, 1, sep - 1)) < ${RATE_WINDOW_MS} then
-          count = tonumber(string.sub(window, sep + 1))
+        local from = tonumber(string.sub(window, 1, sep - 1))
+        if now - from < ${RATE_WINDOW_MS} then
+          start, count = from, tonumber(string.sub(window, sep + 1))
         end
       end
-      if entry.rateLimit < 0 or count < entry.rateLimit then
-        if best == nil or entry.priority > best then
-          best = entry.priority
-          candidates = {}
-        end
-        if entry.priority == best then
-          candidates[#candidates + 1] = {conn = conn, replica = entry.replica, count = count, window = window}
-        end
-      end
+      live[#live + 1] = {conn = conn, replica = entry.replica, priority = entry.priority,
+        limit = entry.rateLimit, start = start, count = count, used = false}
     end
   end
 end
-if #candidates == 0 then return false end
-local turn = redis.call('HINCRBY', KEYS[4], game, 1)
-redis.call('PEXPIRE', KEYS[4], ${IDLE_STATE_TTL_MS})
-local chosen = candidates[(turn - 1) % #candidates + 1]
-if chosen.count == 0 then
-  redis.call('HSET', KEYS[5], chosen.conn, ARGV[1] .. ' 1')
-else
-  local sep = string.find(chosen.window, ' ')
-  redis.call('HSET', KEYS[5], chosen.conn, string.sub(chosen.window, 1, sep - 1) .. ' ' .. (chosen.count + 1))
+local results = {}
+local turn = nil
+for m = 6 + excludedCount, #ARGV do
+  -- The connections of the highest priority present that are still under their rate limit.
+  local best = nil
+  local candidates = {}
+  for _, c in ipairs(live) do
+    if c.limit < 0 or c.count < c.limit then
+      if best == nil or c.priority > best then
+        best = c.priority
+        candidates = {}
+      end
+      if c.priority == best then candidates[#candidates + 1] = c end
+    end
+  end
+  if #candidates == 0 then
+    results[#results + 1] = false
+  else
+    turn = redis.call('HINCRBY', KEYS[4], game, 1)
+    local chosen = candidates[(turn - 1) % #candidates + 1]
+    chosen.count = chosen.count + 1
+    chosen.used = true
+    redis.call('PUBLISH', ARGV[4] .. chosen.replica,
+      cjson.encode({tenantId = ARGV[3], connectionId = chosen.conn, gameId = game, message = ARGV[m]}))
+    results[#results + 1] = chosen.conn
+  end
 end
-redis.call('PEXPIRE', KEYS[5], ${IDLE_STATE_TTL_MS})
-redis.call('PUBLISH', ARGV[5] .. chosen.replica,
-  cjson.encode({tenantId = ARGV[4], connectionId = chosen.conn, gameId = game, message = ARGV[3]}))
-return chosen.conn`;
+if turn ~= nil then
+  redis.call('PEXPIRE', KEYS[4], ${IDLE_STATE_TTL_MS})
+  for _, c in ipairs(live) do
+    if c.used then redis.call('HSET', KEYS[5], c.conn, c.start .. ' ' .. c.count) end
+  end
+  redis.call('PEXPIRE', KEYS[5], ${IDLE_STATE_TTL_MS})
+end
+return results`;
 
 /**
  * Push fan-out between stats and the gateway replicas (interface agreed in issue 11).
@@ -249,19 +265,49 @@ export class PushFanout {
     message: object,
     exclude: readonly string[] = [],
   ): Promise<string | null> {
+    const [chosen] = await this.offerMany(tenantId, gameId, [message], exclude);
+    return chosen ?? null;
+  }
+
+  /**
+   * `offer` for many messages of one game in one script (one round trip): each message is placed
+   * as `offer` would place it on its own, in order, rate limits counting the ones before it.
+   * Answers each message's connection, or null where none could take it.
+   */
+  async offerMany(
+    tenantId: string,
+    gameId: string,
+    messages: readonly object[],
+    exclude: readonly string[] = [],
+  ): Promise<Array<string | null>> {
     assertPlainId(gameId);
-    const chosen = await this.redis.eval(
+    if (messages.length === 0) return [];
+    const chosen = (await this.redis.eval(
       OFFER_SCRIPT,
       KEY_NAMES.length,
       ...this.tenantKeys(tenantId),
       this.now(),
       gameId,
-      JSON.stringify(message),
       tenantId,
       this.replicaChannel(""),
+      exclude.length,
       ...exclude,
-    );
-    return typeof chosen === "string" ? chosen : null;
+      ...messages.map((m) => JSON.stringify(m)),
+    )) as unknown[];
+    return messages.map((_, i) => (typeof chosen[i] === "string" ? (chosen[i] as string) : null));
+  }
+
+  /**
+   * Whether any connection of the tenant is registered for gameId (a registration may have just
+   * expired: `offerMany` is the exact answer). Lets stats skip preparing pushes nobody can take.
+   */
+  async hasSubscribers(tenantId: string, gameId: string): Promise<boolean> {
+    assertPlainId(gameId);
+    const [subs] = this.tenantKeys(tenantId);
+    const from = Buffer.from(`(${gameId}\n`);
+    const to = Buffer.concat([from, Buffer.from([0xff])]);
+    const first = await this.redis.zrangebylex(subs!, from, to, "LIMIT", 0, 1);
+    return first.length > 0;
   }
 
   /** Every live connection of the tenant subscribed to gameId gets the message (e.g. playersRemoved). */

@@ -116,6 +116,44 @@ describe("PushFanout", () => {
     expect(await fanout.offer("ten_1", "ranked", {})).toBe("r1.1");
   });
 
+  it("places a batch in one call exactly as the same offers one by one would", async () => {
+    const register = async (f: PushFanout) => {
+      await f.register("ten_1", "r1", "r1.low", sub(["ranked"], 0), 10 * TTL);
+      await f.register("ten_1", "r1", "r1.a", sub(["ranked"], 5, 3), 10 * TTL);
+      await f.register("ten_1", "r2", "r2.b", sub(["ranked"], 5, 2), 10 * TTL);
+      await f.register("ten_1", "r2", "r2.x", sub(["ranked"], 9), 10 * TTL);
+    };
+    await register(fanout);
+    const { deliveries } = await listenAs("r1");
+    const messages = Array.from({ length: 8 }, (_, i) => ({ i }));
+    const batch = await fanout.offerMany("ten_1", "ranked", messages, ["r2.x"]);
+    // Priority 5 shares round-robin until each is at its cap (3 and 2), then priority 0 takes over.
+    expect(batch).toEqual(["r1.a", "r2.b", "r1.a", "r2.b", "r1.a", "r1.low", "r1.low", "r1.low"]);
+    await until(() => deliveries.length === 6);
+    expect(deliveries.map((d) => JSON.parse(d.message).i)).toEqual([0, 2, 4, 5, 6, 7]);
+
+    // The same offers one at a time, on fresh state, choose the same connections.
+    await redis.flush();
+    await register(fanout);
+    const single = [];
+    for (const m of messages) single.push(await fanout.offer("ten_1", "ranked", m, ["r2.x"]));
+    expect(single).toEqual(batch);
+    // And the rate windows a batch counted hold for the next call.
+    expect(await fanout.offerMany("ten_1", "ranked", [{}, {}], ["r2.x", "r1.low"])).toEqual([null, null]);
+  });
+
+  it("answers whether a game has subscribers without offering anything", async () => {
+    expect(await fanout.hasSubscribers("ten_1", "ranked")).toBe(false);
+    await fanout.register("ten_1", "r1", "r1.1", sub(["ranked-2"]), TTL);
+    expect(await fanout.hasSubscribers("ten_1", "ranked")).toBe(false);
+    await fanout.register("ten_1", "r1", "r1.2", sub(["ranked"]), TTL);
+    expect(await fanout.hasSubscribers("ten_1", "ranked")).toBe(true);
+    expect(await fanout.hasSubscribers("ten_2", "ranked")).toBe(false);
+    await fanout.unregister("ten_1", "r1.2");
+    expect(await fanout.hasSubscribers("ten_1", "ranked")).toBe(false);
+    expect(await fanout.offerMany("ten_1", "ranked", [])).toEqual([]);
+  });
+
   it("skips excluded connections", async () => {
     await fanout.register("ten_1", "r1", "r1.1", sub(["ranked"]), TTL);
     await fanout.register("ten_1", "r1", "r1.2", sub(["ranked"]), TTL);

@@ -163,11 +163,9 @@ export class BackfillStore {
       if (!suggestion) continue;
       filled++;
       try {
-        await this.deps.pusher.offer(tenantId, gameId, {
-          action: "backfillingMatchSuggestion",
-          messageId: null,
-          payload: suggestion,
-        });
+        await this.deps.pusher.offerMany(tenantId, gameId, [
+          { action: "backfillingMatchSuggestion", messageId: null, payload: suggestion },
+        ]);
       } catch (err) {
         this.deps.logger.warn({ err, requestId: request.request_id }, "backfill push failed; GET shows it");
       }

@@ -16,7 +16,12 @@ import { transition, UNCONFIRMED } from "./match-state.js";
 /** `POST /games/{gameId}/matches` answers at most this many suggestions per call. */
 export const MAX_FETCHED_MATCHES = 500;
 /** A tick re-offers at most this many undelivered suggestions of a game to subscribers. */
-const MAX_REOFFERED_PER_TICK = 100;
+const MAX_REOFFERED_PER_TICK = 500;
+/**
+ * A suggestion set aside for a push (`delivered`, pushed to nobody yet, unacknowledged) is back
+ * in `suggested` after this long: the process preparing the push died between its two steps.
+ */
+const ORPHANED_PUSH_SECONDS = 30;
 /** A sweep fails at most this many timed-out suggestions of a game per tick. */
 const MAX_TIMED_OUT_PER_SWEEP = 1000;
 
@@ -24,7 +29,7 @@ export interface LifecycleMetrics {
   matchesFormed(gameId: string, count: number): void;
   suggestionsDropped(gameId: string, count: number): void;
   timedOut(gameId: string, count: number): void;
-  pushed(kind: "offered" | "unclaimed"): void;
+  pushed(kind: "offered" | "unclaimed", count: number): void;
 }
 
 interface MatchRow {
@@ -81,6 +86,10 @@ export class MatchLifecycle {
    * whose players is no longer waiting (removed, expired, or matched by another loop) is dropped
    * and its other players stay waiting. Answers the stored matches, which are then offered to
    * the game's WebSocket subscribers.
+   *
+   * When the game has subscribers, the matches are stored already set aside for them
+   * (`delivered`, pushed to nobody yet), so a REST fetch in the instant between the commit and the
+   * push cannot take them; the ones no connection takes go back to `suggested` right after.
    */
   async storeSuggestions(
     tenantId: string,
@@ -102,6 +111,7 @@ export class MatchLifecycle {
         }
       }
     }
+    const forPush = await this.deps.pusher.hasSubscribers(tenantId, gameId).catch(() => false);
     const stored = await inTransaction(this.deps.pool, async (tx) => {
       // Locks in playerId order (no deadlock with a concurrent clear or removal), then claims.
       const claimed = await tx.query<{ player_id: string; match_id: string }>(
@@ -135,7 +145,7 @@ export class MatchLifecycle {
       const ids = complete.map((s) => s.id);
       await tx.query(
         `INSERT INTO matches (tenant_id, match_id, game_id, status, server, match_score, created_at, updated_at, confirm_by)
-         SELECT $1, m.id, $2, 'suggested', m.server, m.score, $3, $3, $3::timestamptz + make_interval(secs => $7)
+         SELECT $1, m.id, $2, $8::"MatchStatus", m.server, m.score, $3, $3, $3::timestamptz + make_interval(secs => $7)
            FROM unnest($4::text[], $5::text[], $6::float8[]) AS m(id, server, score)`,
         [
           tenantId,
@@ -145,6 +155,7 @@ export class MatchLifecycle {
           complete.map((s) => s.server),
           complete.map((s) => s.matchScore),
           confirmationTimeoutSeconds,
+          forPush ? "delivered" : "suggested",
         ],
       );
       const completeSet = new Set(ids);
@@ -160,7 +171,7 @@ export class MatchLifecycle {
     });
     this.deps.metrics?.matchesFormed(gameId, stored.length);
     this.deps.metrics?.suggestionsDropped(gameId, suggestions.length - stored.length);
-    for (const match of stored) await this.offer(tenantId, gameId, match.id);
+    if (forPush) await this.push(tenantId, gameId, stored);
     return stored;
   }
 
@@ -347,70 +358,106 @@ export class MatchLifecycle {
    * another subscriber (or left for a REST fetch).
    */
   async connectionClosed(tenantId: string, connectionId: string): Promise<number> {
+    // Set aside again (pushed to nobody), as a new suggestion for subscribers is.
     const released = await this.deps.pool.query<{ match_id: string; game_id: string }>(
-      `UPDATE matches SET status = 'suggested', pushed_to = NULL
+      `UPDATE matches SET pushed_to = NULL, updated_at = $3
         WHERE tenant_id = $1 AND pushed_to = $2 AND status = 'delivered' AND acked_at IS NULL
        RETURNING match_id, game_id`,
-      [tenantId, connectionId],
+      [tenantId, connectionId, this.deps.clock.now()],
     );
-    for (const r of released.rows) await this.offer(tenantId, r.game_id, r.match_id, [connectionId]);
+    const byGame = new Map<string, string[]>();
+    for (const r of released.rows) byGame.set(r.game_id, [...(byGame.get(r.game_id) ?? []), r.match_id]);
+    for (const [gameId, ids] of byGame) {
+      await this.push(tenantId, gameId, await this.delivered(this.deps.pool, tenantId, ids), [connectionId]);
+    }
     return released.rows.length;
   }
 
-  /** Offers the game's undelivered suggestions again (a subscriber may have arrived since). */
+  /**
+   * Offers the game's undelivered suggestions again (a subscriber may have arrived since), in one
+   * batch; first returns to `suggested` what a process died setting aside for a push.
+   */
   async offerUndelivered(tenantId: string, gameId: string): Promise<void> {
-    const pending = await this.deps.pool.query<{ match_id: string }>(
-      `SELECT match_id FROM matches WHERE tenant_id = $1 AND game_id = $2 AND status = 'suggested'
-        ORDER BY created_at, match_id LIMIT $3`,
-      [tenantId, gameId, MAX_REOFFERED_PER_TICK],
+    const now = this.deps.clock.now();
+    await this.deps.pool.query(
+      `UPDATE matches SET status = 'suggested', updated_at = $3
+        WHERE tenant_id = $1 AND game_id = $2 AND status = 'delivered' AND pushed_to IS NULL
+          AND acked_at IS NULL AND updated_at < $3::timestamptz - make_interval(secs => $4)`,
+      [tenantId, gameId, now, ORPHANED_PUSH_SECONDS],
     );
-    for (const r of pending.rows) {
-      if (!(await this.offer(tenantId, gameId, r.match_id))) break;
-    }
+    if (!(await this.deps.pusher.hasSubscribers(tenantId, gameId).catch(() => false))) return;
+    const claimed = await this.deps.pool.query<{ match_id: string; created_at: Date }>(
+      `WITH picked AS (
+         SELECT match_id, created_at FROM matches
+          WHERE tenant_id = $1 AND game_id = $2 AND status = 'suggested'
+          ORDER BY created_at, match_id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       UPDATE matches m SET status = 'delivered', updated_at = $3
+         FROM picked WHERE m.tenant_id = $1 AND m.match_id = picked.match_id
+       RETURNING m.match_id, picked.created_at`,
+      [tenantId, gameId, now, MAX_REOFFERED_PER_TICK],
+    );
+    if (claimed.rows.length === 0) return;
+    const ordered = claimed.rows
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.match_id.localeCompare(b.match_id))
+      .map((r) => r.match_id);
+    await this.push(tenantId, gameId, await this.delivered(this.deps.pool, tenantId, ordered));
   }
 
   /**
-   * Pushes one suggestion to a subscribed connection. The match is marked delivered first (so a
-   * REST fetch cannot deliver it a second time), then offered; when no connection takes it, it
-   * goes back to `suggested`. Redis failing is logged: the suggestion stays fetchable.
+   * Pushes suggestions the caller has set aside (`delivered`, pushed to nobody: a REST fetch
+   * cannot deliver them a second time) to subscribed connections, one script call for the batch,
+   * then records who took each; what nobody took goes back to `suggested`. Redis failing is
+   * logged: the suggestions stay fetchable.
    */
-  private async offer(tenantId: string, gameId: string, matchId: string, exclude?: readonly string[]) {
-    const now = this.deps.clock.now();
-    const taken = await this.deps.pool.query(
-      `UPDATE matches SET status = 'delivered', updated_at = $3
-        WHERE tenant_id = $1 AND match_id = $2 AND status = 'suggested'`,
-      [tenantId, matchId, now],
-    );
-    if (taken.rowCount === 0) return false;
-    let connection: string | null = null;
+  private async push(
+    tenantId: string,
+    gameId: string,
+    matches: readonly DeliveredMatch[],
+    exclude?: readonly string[],
+  ): Promise<void> {
+    if (matches.length === 0) return;
+    let connections: Array<string | null> = matches.map(() => null);
     try {
-      const [match] = await this.delivered(this.deps.pool, tenantId, [matchId]);
-      if (match) {
-        connection = await this.deps.pusher.offer(
-          tenantId,
-          gameId,
-          { action: "matchSuggestion", messageId: null, payload: { gameId, match } },
-          exclude,
-        );
-      }
-    } catch (err) {
-      this.deps.logger.warn({ err, matchId }, "match suggestion push failed; it stays fetchable");
-    }
-    this.deps.metrics?.pushed(connection ? "offered" : "unclaimed");
-    if (connection) {
-      await this.deps.pool.query(
-        `UPDATE matches SET pushed_to = $3 WHERE tenant_id = $1 AND match_id = $2 AND status = 'delivered'
-            AND acked_at IS NULL`,
-        [tenantId, matchId, connection],
+      connections = await this.deps.pusher.offerMany(
+        tenantId,
+        gameId,
+        matches.map((match) => ({ action: "matchSuggestion", messageId: null, payload: { gameId, match } })),
+        exclude,
       );
-      return true;
+    } catch (err) {
+      this.deps.logger.warn(
+        { err, gameId, count: matches.length },
+        "match suggestion push failed; they stay fetchable",
+      );
     }
-    await this.deps.pool.query(
-      `UPDATE matches SET status = 'suggested' WHERE tenant_id = $1 AND match_id = $2 AND status = 'delivered'
-          AND acked_at IS NULL AND pushed_to IS NULL`,
-      [tenantId, matchId],
-    );
-    return false;
+    const pushedIds: string[] = [];
+    const pushedTo: string[] = [];
+    const unclaimed: string[] = [];
+    for (const [i, match] of matches.entries()) {
+      const connection = connections[i];
+      if (connection) {
+        pushedIds.push(match.id);
+        pushedTo.push(connection);
+      } else unclaimed.push(match.id);
+    }
+    if (pushedIds.length > 0) {
+      this.deps.metrics?.pushed("offered", pushedIds.length);
+      await this.deps.pool.query(
+        `UPDATE matches m SET pushed_to = c.connection
+           FROM unnest($2::text[], $3::text[]) AS c(match_id, connection)
+          WHERE m.tenant_id = $1 AND m.match_id = c.match_id AND m.status = 'delivered' AND m.acked_at IS NULL`,
+        [tenantId, pushedIds, pushedTo],
+      );
+    }
+    if (unclaimed.length > 0) {
+      this.deps.metrics?.pushed("unclaimed", unclaimed.length);
+      await this.deps.pool.query(
+        `UPDATE matches SET status = 'suggested'
+          WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND status = 'delivered'
+            AND acked_at IS NULL AND pushed_to IS NULL`,
+        [tenantId, unclaimed],
+      );
+    }
   }
 
   /** The match row (locked when asked), or a 404 (also when it belongs to another game). */

@@ -52,20 +52,26 @@ export class MatchmakingLoop {
 
   constructor(private readonly deps: MatchmakingLoopDeps) {}
 
+  /**
+   * Rounds start every `intervalMs`, start to start: a round that took part of the interval is
+   * followed by the next one when the interval ends, one that overran it by the next at once
+   * (never two rounds of one replica at a time).
+   */
   start(intervalMs: number): void {
     this.stopped = false;
-    const schedule = () => {
+    const schedule = (delayMs: number) => {
       if (this.stopped) return;
       this.timer = setTimeout(async () => {
+        const started = performance.now();
         this.running = this.runOnce().catch((err) =>
           this.deps.logger.error({ err }, "matchmaking round failed"),
         );
         await this.running;
-        schedule();
-      }, intervalMs);
+        schedule(Math.max(0, intervalMs - (performance.now() - started)));
+      }, delayMs);
       this.timer.unref();
     };
-    schedule();
+    schedule(intervalMs);
   }
 
   /** Stops scheduling and waits for a round in progress to finish. */
