@@ -6,6 +6,7 @@ export {
   type PushFanoutHandlers,
   type PushFanoutOptions,
   type PushSubscription,
+  type PushTarget,
 } from "./push-fanout.js";
 export {
   type CreateRedisOptions,

@@ -18,6 +18,12 @@ export interface FanoutDelivery {
   message: string;
 }
 
+/** A connection chosen for a push, and the gateway replica that holds it. */
+export interface PushTarget {
+  connectionId: string;
+  replica: string;
+}
+
 /** A push for every connection of the tenant subscribed to `gameId`; `message` is JSON text. */
 export interface FanoutBroadcast {
   tenantId: string;
@@ -100,16 +106,16 @@ drop(ARGV[1])
 return 1`;
 
 /**
- * ARGV: now, gameId, tenantId, replica channel prefix, number of excluded connections n,
- * excluded connectionIds (n of them), then the messages (JSON text), one push each.
- * Returns, per message, the chosen connectionId or false.
+ * ARGV: now, gameId, number of pushes to place, number of excluded connections n, then the
+ * excluded connectionIds. Returns, per push, `replica\nconnectionId` of the chosen connection
+ * (counted against its rate limit) or false.
  */
-const OFFER_SCRIPT = `
+const CHOOSE_SCRIPT = `
 local now = tonumber(ARGV[1])
 local game = ARGV[2]
-local excludedCount = tonumber(ARGV[5])
+local pushes = tonumber(ARGV[3])
 local excluded = {}
-for i = 6, 5 + excludedCount do excluded[ARGV[i]] = true end
+for i = 5, 4 + tonumber(ARGV[4]) do excluded[ARGV[i]] = true end
 local members = redis.call('ZRANGEBYLEX', KEYS[1], '(' .. game .. '\\n', '(' .. game .. '\\n\\255')
 local live = {}
 for _, member in ipairs(members) do
@@ -136,7 +142,7 @@ for _, member in ipairs(members) do
 end
 local results = {}
 local turn = nil
-for m = 6 + excludedCount, #ARGV do
+for p = 1, pushes do
   -- The connections of the highest priority present that are still under their rate limit.
   local best = nil
   local candidates = {}
@@ -150,15 +156,13 @@ for m = 6 + excludedCount, #ARGV do
     end
   end
   if #candidates == 0 then
-    results[#results + 1] = false
+    results[p] = false
   else
     turn = redis.call('HINCRBY', KEYS[4], game, 1)
     local chosen = candidates[(turn - 1) % #candidates + 1]
     chosen.count = chosen.count + 1
     chosen.used = true
-    redis.call('PUBLISH', ARGV[4] .. chosen.replica,
-      cjson.encode({tenantId = ARGV[3], connectionId = chosen.conn, gameId = game, message = ARGV[m]}))
-    results[#results + 1] = chosen.conn
+    results[p] = chosen.replica .. '\\n' .. chosen.conn
   end
 end
 if turn ~= nil then
@@ -176,8 +180,9 @@ return results`;
  * The gateway registers each subscribed WebSocket connection (refreshing it before its TTL runs
  * out, so a Redis flush or a dead replica heals by itself) and listens on its replica's channel.
  * Stats offers each push once: one atomic script picks a live connection of the highest priority
- * that is under its rate limit, round-robin per tenant and game, counts it, and publishes it to that
- * connection's replica. Broadcasts go to every replica, which sends them to its own subscribers.
+ * that is under its rate limit, round-robin per tenant and game, and counts it (`choose`, for a
+ * whole batch at once); stats records who gets what, then publishes each push to its connection's
+ * replica (`send`). Broadcasts go to every replica, which sends them to its own subscribers.
  *
  * Rate limits count pushes in a window of one minute from the connection's first push in it.
  * Rate-limited connections are passed over, so a push goes to a lower priority before it is refused.
@@ -202,7 +207,7 @@ export class PushFanout {
     ttlMs: number,
   ): Promise<void> {
     if (sub.gameIds.length === 0) throw new Error("A push subscription needs at least one game");
-    for (const id of [connectionId, ...sub.gameIds]) assertPlainId(id);
+    for (const id of [replicaId, connectionId, ...sub.gameIds]) assertPlainId(id);
     const now = this.now();
     const games = [...new Set(sub.gameIds)];
     const entry = JSON.stringify({
@@ -253,11 +258,8 @@ export class PushFanout {
   }
 
   /**
-   * One Lua script, atomic: among the tenant's live (unexpired) registrations subscribed to
-   * gameId and not in `exclude`, keep those of the highest priority, skip those over their
-   * rateLimit this minute, pick the next round-robin (a per tenant:game counter), count the push
-   * against its rate limit, PUBLISH {connectionId, gameId, message} to that replica's channel.
-   * Returns the chosen connectionId, or null when no connection can take it.
+   * Chooses a connection for one push and sends it: see `choose` and `send`. Returns the chosen
+   * connectionId, or null when no connection can take it.
    */
   async offer(
     tenantId: string,
@@ -269,32 +271,76 @@ export class PushFanout {
     return chosen ?? null;
   }
 
-  /**
-   * `offer` for many messages of one game in one script (one round trip): each message is placed
-   * as `offer` would place it on its own, in order, rate limits counting the ones before it.
-   * Answers each message's connection, or null where none could take it.
-   */
+  /** `choose` for these messages, then `send` each to its connection; per message, who got it. */
   async offerMany(
     tenantId: string,
     gameId: string,
     messages: readonly object[],
     exclude: readonly string[] = [],
   ): Promise<Array<string | null>> {
+    const targets = await this.choose(tenantId, gameId, messages.length, exclude);
+    await this.send(
+      tenantId,
+      gameId,
+      targets.flatMap((target, i) => (target ? [{ target, message: messages[i]! }] : [])),
+    );
+    return targets.map((t) => t?.connectionId ?? null);
+  }
+
+  /**
+   * One Lua script, atomic, for `pushes` pushes of one game in order: among the tenant's live
+   * (unexpired) registrations subscribed to gameId and not in `exclude`, keep those of the
+   * highest priority that are under their rateLimit this minute (counting the pushes placed
+   * before), pick the next round-robin (a per tenant:game counter) and count the push against its
+   * rate limit. Answers each push's connection, or null where none can take it. Nothing is sent
+   * yet: the caller records who gets what first, then calls `send`.
+   */
+  async choose(
+    tenantId: string,
+    gameId: string,
+    pushes: number,
+    exclude: readonly string[] = [],
+  ): Promise<Array<PushTarget | null>> {
     assertPlainId(gameId);
-    if (messages.length === 0) return [];
+    if (pushes === 0) return [];
     const chosen = (await this.redis.eval(
-      OFFER_SCRIPT,
+      CHOOSE_SCRIPT,
       KEY_NAMES.length,
       ...this.tenantKeys(tenantId),
       this.now(),
       gameId,
-      tenantId,
-      this.replicaChannel(""),
+      pushes,
       exclude.length,
       ...exclude,
-      ...messages.map((m) => JSON.stringify(m)),
     )) as unknown[];
-    return messages.map((_, i) => (typeof chosen[i] === "string" ? (chosen[i] as string) : null));
+    return Array.from({ length: pushes }, (_, i) => {
+      const value = chosen[i];
+      if (typeof value !== "string") return null;
+      const sep = value.indexOf("\n");
+      return { replica: value.slice(0, sep), connectionId: value.slice(sep + 1) };
+    });
+  }
+
+  /** Publishes each message to its connection's replica, in one round trip (a pipeline). */
+  async send(
+    tenantId: string,
+    gameId: string,
+    deliveries: ReadonlyArray<{ target: PushTarget; message: object }>,
+  ): Promise<void> {
+    if (deliveries.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const { target, message } of deliveries) {
+      const delivery: FanoutDelivery = {
+        tenantId,
+        connectionId: target.connectionId,
+        gameId,
+        message: JSON.stringify(message),
+      };
+      pipeline.publish(this.replicaChannel(target.replica), JSON.stringify(delivery));
+    }
+    const results = await pipeline.exec();
+    const failed = results?.find(([err]) => err);
+    if (failed) throw failed[0];
   }
 
   /**
