@@ -39,6 +39,11 @@ export interface StatsAppDeps {
   db: Database;
   /** The pool `db` runs on, for the hot paths that bypass Prisma. */
   pool: SqlPool;
+  /**
+   * The matchmaking loop's own connections (MATCHMAKING_POOL_SIZE), so its steps never queue
+   * behind request traffic for one of `pool`'s; `pool` when not given.
+   */
+  loopPool?: SqlPool;
   redis: Redis;
   keys: RedisKeys;
   clock: Clock;
@@ -138,6 +143,13 @@ export function createApp(deps: StatsAppDeps): StatsApp {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [],
     }),
+    tickStepSeconds: new Histogram({
+      name: "stats_matchmaking_tick_step_seconds",
+      help: "Time of each step of a game's matchmaking tick (where a slow tick spends it)",
+      labelNames: ["game", "step"] as const,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [],
+    }),
     queueLength: new Gauge({
       name: "stats_queue_waiting_players",
       help: "Waiting players per game at its last tick",
@@ -191,20 +203,27 @@ export function createApp(deps: StatsAppDeps): StatsApp {
   });
   const playerStats = new PlayerStatsService({ stats, games, seasons, leaderboards });
   const pusher = deps.pusher ?? noPusher;
-  const lifecycle = new MatchLifecycle({
-    pool,
-    clock,
-    pusher,
-    logger,
-    metrics: {
-      matchesFormed: (game, n) => metrics.matchesFormed.inc({ game }, n),
-      suggestionsDropped: (game, n) => metrics.suggestionsDropped.inc({ game }, n),
-      timedOut: (game, n) => metrics.matchesTimedOut.inc({ game }, n),
-      pushed: (outcome, count) => metrics.pushes.inc({ outcome }, count),
-    },
-  });
-  const queue = new QueueStore({ pool, clock, lifecycle, seasons });
-  const backfill = new BackfillStore({ pool, clock, queue, lifecycle, pusher, logger });
+  // The queue, lifecycle and backfill over one pool: one set for requests, one for the loop.
+  const hostedQueue = (pool: SqlPool) => {
+    const lifecycle = new MatchLifecycle({
+      pool,
+      clock,
+      pusher,
+      logger,
+      metrics: {
+        matchesFormed: (game, n) => metrics.matchesFormed.inc({ game }, n),
+        suggestionsDropped: (game, n) => metrics.suggestionsDropped.inc({ game }, n),
+        timedOut: (game, n) => metrics.matchesTimedOut.inc({ game }, n),
+        pushed: (outcome, count) => metrics.pushes.inc({ outcome }, count),
+      },
+    });
+    const queue = new QueueStore({ pool, clock, lifecycle, seasons });
+    const backfill = new BackfillStore({ pool, clock, queue, lifecycle, pusher, logger });
+    return { lifecycle, queue, backfill };
+  };
+  const { lifecycle, queue, backfill } = hostedQueue(pool);
+  const forLoop =
+    deps.loopPool && deps.loopPool !== pool ? hostedQueue(deps.loopPool) : { lifecycle, queue, backfill };
   const matchmakerClient = deps.matchmaker
     ? undefined
     : new MatchmakerClient(
@@ -213,9 +232,7 @@ export function createApp(deps: StatsAppDeps): StatsApp {
       );
   const loop = new MatchmakingLoop({
     games,
-    queue,
-    lifecycle,
-    backfill,
+    ...forLoop,
     locks: new GameLocks(redis, keys, config.MATCHMAKING_LOCK_MS ?? 5000),
     matchmaker: deps.matchmaker ?? matchmakerClient!,
     pusher,
@@ -223,6 +240,7 @@ export function createApp(deps: StatsAppDeps): StatsApp {
     logger,
     metrics: {
       tick: (game, seconds, outcome) => metrics.tickSeconds.observe({ game, outcome }, seconds),
+      step: (game, step, seconds) => metrics.tickStepSeconds.observe({ game, step }, seconds),
       queue(tenant, game, waiting, oldest) {
         metrics.queueLength.set({ tenant, game }, waiting);
         metrics.oldestWait.set({ tenant, game }, oldest);

@@ -44,6 +44,14 @@ export const statsConfigSchema = {
       description: "Longest wait for the matchmaker's answer",
     },
     DATABASE_POOL_SIZE: { type: "integer", minimum: 1, maximum: 200, default: 20 },
+    MATCHMAKING_POOL_SIZE: {
+      type: "integer",
+      minimum: 1,
+      maximum: 50,
+      default: 4,
+      description:
+        "PostgreSQL connections of the matchmaking loop's own pool, beside DATABASE_POOL_SIZE: its rounds never wait behind request traffic",
+    },
     OUTBOX_INTERVAL_MS: {
       type: "integer",
       minimum: 10,

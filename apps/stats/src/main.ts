@@ -19,6 +19,7 @@ function readConfig() {
 const config = readConfig();
 const logger = createLogger({ name: "stats", level: config.LOG_LEVEL });
 const pool = createPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+const loopPool = createPool(config.DATABASE_URL, config.MATCHMAKING_POOL_SIZE);
 const db = createDatabaseClient(pool);
 const redis = createRedis(config.REDIS_URL, { connectionName: "stats" });
 try {
@@ -27,6 +28,7 @@ try {
   const stats = createApp({
     db,
     pool,
+    loopPool,
     redis,
     keys,
     clock: systemClock,
@@ -51,6 +53,7 @@ try {
       () => closeRedis(redis),
       () => db.$disconnect(),
       () => pool.end(),
+      () => loopPool.end(),
     ],
   });
   stopOnSignals(running, logger);
@@ -58,6 +61,7 @@ try {
   logger.fatal({ err }, `stats service failed to start: ${(err as Error).message}`);
   await db.$disconnect();
   await pool.end();
+  await loopPool.end();
   await closeRedis(redis);
   process.exit(1);
 }

@@ -96,6 +96,8 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
 
   const startInstance = async (options: InstanceOptions = {}): Promise<StatsInstance> => {
     const pool = createPool(database.url, 10);
+    // The loop on its own connections, as main.ts runs it.
+    const loopPool = createPool(database.url, 2);
     const db = createDatabaseClient(pool);
     // Like production: commands fail at once while Redis is unreachable (no offline queue).
     const redis = createRedis(options.redisUrl ?? testRedis.url, { connectionName: "stats-test" });
@@ -103,6 +105,7 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
     const stats = createApp({
       db,
       pool,
+      loopPool,
       redis,
       keys: testRedis.keys,
       clock,
@@ -127,6 +130,7 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
         await closeRedis(redis);
         await db.$disconnect();
         await pool.end();
+        await loopPool.end();
       },
     };
     instances.push(instance);

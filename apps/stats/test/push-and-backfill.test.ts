@@ -13,6 +13,8 @@ beforeAll(async () => {
   // replica" listening on it.
   h = await createHarness({
     pusher: {
+      choose: (...a) => fanout.choose(...a),
+      send: (...a) => fanout.send(...a),
       offerMany: (...a) => fanout.offerMany(...a),
       hasSubscribers: (...a) => fanout.hasSubscribers(...a),
       broadcast: (...a) => fanout.broadcast(...a),

@@ -10,7 +10,7 @@ import type {
 import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
 import { inTransaction, type SqlClient, type SqlPool } from "../db.js";
-import type { Pusher } from "../push/pusher.js";
+import type { Pusher, PushTarget } from "../push/pusher.js";
 import { transition, UNCONFIRMED } from "./match-state.js";
 
 /** `POST /games/{gameId}/matches` answers at most this many suggestions per call. */
@@ -41,6 +41,16 @@ interface MatchRow {
   result_answer: unknown;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A queue row claimed for a stored suggestion, with what its roster entry copies. */
+interface ClaimedRow {
+  player_id: string;
+  match_id: string;
+  reference: string | null;
+  joined_at: Date;
+  servers: string[] | null;
+  party_name: string | null;
 }
 
 interface RosterRow {
@@ -113,19 +123,22 @@ export class MatchLifecycle {
     }
     const forPush = await this.deps.pusher.hasSubscribers(tenantId, gameId).catch(() => false);
     const stored = await inTransaction(this.deps.pool, async (tx) => {
-      // Locks in playerId order (no deadlock with a concurrent clear or removal), then claims.
-      const claimed = await tx.query<{ player_id: string; match_id: string }>(
-        `WITH wanted AS (
-           SELECT c.player_id, c.match_id FROM unnest($3::text[], $4::text[]) AS c(player_id, match_id)),
-         locked AS (
-           SELECT q.player_id FROM queue_players q JOIN wanted w ON w.player_id = q.player_id
-            WHERE q.tenant_id = $1 AND q.game_id = $2 AND q.state = 'waiting'
-            ORDER BY q.player_id FOR UPDATE OF q)
-         UPDATE queue_players q SET state = 'matched', match_id = w.match_id, updated_at = $5
-           FROM wanted w, locked l
-          WHERE q.tenant_id = $1 AND q.player_id = w.player_id AND l.player_id = w.player_id
-         RETURNING q.player_id, q.match_id`,
-        [tenantId, gameId, playerIds, matchOf, now],
+      // Claims the players still waiting, each for its match. Written without joins on purpose:
+      // the queue table churns faster than its statistics, and a join planned on stale ones (a
+      // nested loop over a sequential scan) took seconds per tick; `= ANY` is an index scan or a
+      // hashed filter whatever the statistics say, and the match of each player is a lookup in
+      // one JSON object. Rows lock in index (playerId) order; deadlock victims are retried.
+      const claimed = await tx.query<ClaimedRow>(
+        `UPDATE queue_players SET state = 'matched', match_id = $4::jsonb ->> player_id, updated_at = $5
+          WHERE tenant_id = $1 AND player_id = ANY($3::text[]) AND game_id = $2 AND state = 'waiting'
+         RETURNING player_id, match_id, reference, joined_at, servers, party_name`,
+        [
+          tenantId,
+          gameId,
+          playerIds,
+          JSON.stringify(Object.fromEntries(playerIds.map((p, i) => [p, matchOf[i]]))),
+          now,
+        ],
       );
       const claimedPerMatch = new Map<string, number>();
       for (const row of claimed.rows)
@@ -133,7 +146,8 @@ export class MatchLifecycle {
       const complete = suggestions.filter(
         (s) => claimedPerMatch.get(s.id) === s.teams.reduce((n, t) => n + t.tickets.length, 0),
       );
-      const incomplete = suggestions.filter((s) => !complete.includes(s)).map((s) => s.id);
+      const completeSet = new Set(complete.map((s) => s.id));
+      const incomplete = suggestions.filter((s) => !completeSet.has(s.id)).map((s) => s.id);
       if (incomplete.length > 0) {
         await tx.query(
           `UPDATE queue_players SET state = 'waiting', match_id = NULL
@@ -158,14 +172,16 @@ export class MatchLifecycle {
           forPush ? "delivered" : "suggested",
         ],
       );
-      const completeSet = new Set(ids);
-      const rosterIdx = playerIds.map((_, i) => i).filter((i) => completeSet.has(matchOf[i]!));
+      const teamOfPlayer = new Map(playerIds.map((p, i) => [p, teamOf[i]!]));
+      const roster = claimed.rows
+        .filter((r) => completeSet.has(r.match_id))
+        .map((r) => ({ ...r, team: teamOfPlayer.get(r.player_id)! }));
       await tx.query(
         `INSERT INTO match_players (tenant_id, match_id, player_id, team, reference, joined_at, servers, party_name)
-         SELECT q.tenant_id, q.match_id, q.player_id, r.team, q.reference, q.joined_at, q.servers, q.party_name
-           FROM unnest($2::text[], $3::int[]) AS r(player_id, team)
-           JOIN queue_players q ON q.tenant_id = $1 AND q.player_id = r.player_id`,
-        [tenantId, rosterIdx.map((i) => playerIds[i]!), rosterIdx.map((i) => teamOf[i]!)],
+         SELECT $1, r.match_id, r.player_id, r.team, r.reference, r.joined_at, r.servers, r.party_name
+           FROM jsonb_to_recordset($2::jsonb) AS r(match_id text, player_id text, team int, reference text,
+                                                  joined_at timestamptz, servers text[], party_name text)`,
+        [tenantId, JSON.stringify(roster)],
       );
       return this.delivered(tx, tenantId, ids);
     });
@@ -405,9 +421,11 @@ export class MatchLifecycle {
 
   /**
    * Pushes suggestions the caller has set aside (`delivered`, pushed to nobody: a REST fetch
-   * cannot deliver them a second time) to subscribed connections, one script call for the batch,
-   * then records who took each; what nobody took goes back to `suggested`. Redis failing is
-   * logged: the suggestions stay fetchable.
+   * cannot deliver them a second time) to subscribed connections: one script call chooses a
+   * connection for each, the choice is recorded, and only then are they sent (one pipeline), so
+   * no game server can confirm a match whose push is still being recorded: recording never waits
+   * for a confirmation's row lock. What nobody took goes back to `suggested`. Redis failing is
+   * logged: the suggestions stay fetchable (or, failing after the record, time out and requeue).
    */
   private async push(
     tenantId: string,
@@ -416,46 +434,59 @@ export class MatchLifecycle {
     exclude?: readonly string[],
   ): Promise<void> {
     if (matches.length === 0) return;
-    let connections: Array<string | null> = matches.map(() => null);
+    const { pusher, pool, logger, metrics } = this.deps;
+    let targets: Array<PushTarget | null> = matches.map(() => null);
     try {
-      connections = await this.deps.pusher.offerMany(
-        tenantId,
-        gameId,
-        matches.map((match) => ({ action: "matchSuggestion", messageId: null, payload: { gameId, match } })),
-        exclude,
-      );
+      targets = await pusher.choose(tenantId, gameId, matches.length, exclude);
     } catch (err) {
-      this.deps.logger.warn(
+      logger.warn(
         { err, gameId, count: matches.length },
         "match suggestion push failed; they stay fetchable",
       );
     }
-    const pushedIds: string[] = [];
-    const pushedTo: string[] = [];
+    const pushed: Array<{ target: PushTarget; match: DeliveredMatch }> = [];
     const unclaimed: string[] = [];
     for (const [i, match] of matches.entries()) {
-      const connection = connections[i];
-      if (connection) {
-        pushedIds.push(match.id);
-        pushedTo.push(connection);
-      } else unclaimed.push(match.id);
-    }
-    if (pushedIds.length > 0) {
-      this.deps.metrics?.pushed("offered", pushedIds.length);
-      await this.deps.pool.query(
-        `UPDATE matches m SET pushed_to = c.connection
-           FROM unnest($2::text[], $3::text[]) AS c(match_id, connection)
-          WHERE m.tenant_id = $1 AND m.match_id = c.match_id AND m.status = 'delivered' AND m.acked_at IS NULL`,
-        [tenantId, pushedIds, pushedTo],
-      );
+      const target = targets[i];
+      if (target) pushed.push({ target, match });
+      else unclaimed.push(match.id);
     }
     if (unclaimed.length > 0) {
-      this.deps.metrics?.pushed("unclaimed", unclaimed.length);
-      await this.deps.pool.query(
+      metrics?.pushed("unclaimed", unclaimed.length);
+      await pool.query(
         `UPDATE matches SET status = 'suggested'
           WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND status = 'delivered'
             AND acked_at IS NULL AND pushed_to IS NULL`,
         [tenantId, unclaimed],
+      );
+    }
+    if (pushed.length === 0) return;
+    // No join with the ids (see storeSuggestions): each match's connection is a JSON lookup.
+    await pool.query(
+      `UPDATE matches SET pushed_to = $3::jsonb ->> match_id
+        WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND status = 'delivered' AND acked_at IS NULL`,
+      [
+        tenantId,
+        pushed.map((p) => p.match.id),
+        JSON.stringify(Object.fromEntries(pushed.map((p) => [p.match.id, p.target.connectionId]))),
+      ],
+    );
+    try {
+      await pusher.send(
+        tenantId,
+        gameId,
+        pushed.map(({ target, match }) => ({
+          target,
+          message: { action: "matchSuggestion", messageId: null, payload: { gameId, match } },
+        })),
+      );
+      metrics?.pushed("offered", pushed.length);
+    } catch (err) {
+      // Recorded as pushed to connections that never got them: unconfirmed, they time out and
+      // their players are requeued; a closing connection's notice re-offers them sooner.
+      logger.warn(
+        { err, gameId, count: pushed.length },
+        "match suggestion push failed after it was recorded",
       );
     }
   }

@@ -12,9 +12,13 @@ import type { GameLocks } from "./game-lock.js";
 
 export interface LoopMetrics {
   tick(gameId: string, seconds: number, outcome: "ok" | "failed"): void;
+  step(gameId: string, step: TickStep, seconds: number): void;
   queue(tenantId: string, gameId: string, waiting: number, oldestWaitSeconds: number): void;
   expired(gameId: string, count: number): void;
 }
+
+/** The steps of a tick, timed one by one (`stats_matchmaking_tick_step_seconds`). */
+export type TickStep = "expire" | "timeOut" | "backfill" | "waiting" | "matchmaker" | "store" | "reoffer";
 
 export interface MatchmakingLoopDeps {
   games: GameStore;
@@ -125,7 +129,8 @@ export class MatchmakingLoop {
     const { games, queue, lifecycle, backfill, pusher } = this.deps;
     const game = await games.get(tenantId, gameId);
     if (!game) return;
-    const expired = await queue.expire(tenantId, game);
+    const step = this.stepTimer(gameId);
+    const expired = await step("expire", () => queue.expire(tenantId, game));
     if (expired.length > 0) {
       this.deps.metrics?.expired(gameId, expired.length);
       await pusher
@@ -136,30 +141,47 @@ export class MatchmakingLoop {
         })
         .catch((err) => this.deps.logger.warn({ err }, "expired-players push failed"));
     }
-    await lifecycle.timeOut(tenantId, gameId);
-    await backfill.timeOut(tenantId, gameId);
-    await backfill.search(tenantId, gameId);
-    await this.matchWaiting(tenantId, game);
-    await lifecycle.offerUndelivered(tenantId, gameId);
+    await step("timeOut", () => lifecycle.timeOut(tenantId, gameId));
+    await step("backfill", async () => {
+      await backfill.timeOut(tenantId, gameId);
+      await backfill.search(tenantId, gameId);
+    });
+    await this.matchWaiting(tenantId, game, step);
+    await step("reoffer", () => lifecycle.offerUndelivered(tenantId, gameId));
     // A long round must not outlive its lease unnoticed.
     await this.deps.locks.extend(tenantId, gameId).catch(() => false);
   }
 
-  private async matchWaiting(tenantId: string, game: GameConfig): Promise<void> {
-    const waiting = await this.deps.queue.waiting(tenantId, game.gameId);
+  private async matchWaiting(tenantId: string, game: GameConfig, step: StepTimer): Promise<void> {
+    const waiting = await step("waiting", () => this.deps.queue.waiting(tenantId, game.gameId));
     const now = this.deps.clock.now();
     const oldest = waiting.reduce((t, p) => Math.min(t, p.joinedAt.getTime()), now.getTime());
     this.deps.metrics?.queue(tenantId, game.gameId, waiting.length, (now.getTime() - oldest) / 1000);
     if (waiting.length < game.numTeams * game.numPlayersPerTeam) return;
-    const answer = await this.deps.matchmaker.match(
-      matchmakingRequest(game, waiting, now),
-      `mm-${randomUUID()}`,
+    const answer = await step("matchmaker", () =>
+      this.deps.matchmaker.match(matchmakingRequest(game, waiting, now), `mm-${randomUUID()}`),
     );
-    await this.deps.lifecycle.storeSuggestions(
-      tenantId,
-      game.gameId,
-      answer.matchSuggestions,
-      game.confirmationTimeout,
+    await step("store", () =>
+      this.deps.lifecycle.storeSuggestions(
+        tenantId,
+        game.gameId,
+        answer.matchSuggestions,
+        game.confirmationTimeout,
+      ),
     );
   }
+
+  /** Runs one step of a game's tick and reports its time (failed steps too). */
+  private stepTimer(gameId: string): StepTimer {
+    return async (step, run) => {
+      const started = performance.now();
+      try {
+        return await run();
+      } finally {
+        this.deps.metrics?.step(gameId, step, (performance.now() - started) / 1000);
+      }
+    };
+  }
 }
+
+type StepTimer = <T>(step: TickStep, run: () => Promise<T>) => Promise<T>;
