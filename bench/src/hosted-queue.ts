@@ -19,6 +19,9 @@ const SERVERS = 10;
 /** How long after the load stops the servers keep taking suggestions for players still waiting. */
 const DRAIN_SECONDS = 10;
 const POLL_MS = 200;
+/** When the stats database is analyzed, into the load window (see runHostedQueueBenchmark). */
+const ANALYZE_AFTER_MS = 5000;
+const TICK_STEPS = ["expire", "timeOut", "backfill", "waiting", "matchmaker", "store", "reoffer"];
 const BATCH_INTERVAL_MS = 200;
 /** Unanswered messages per WebSocket at most (the gateway's WS_MAX_IN_FLIGHT is 32). */
 const WS_MAX_IN_FLIGHT = 24;
@@ -48,6 +51,8 @@ export interface HostedQueueReport {
 interface QueueProfile {
   /** One game's tick of the stats loop (stats_matchmaking_tick_seconds), over the load window. */
   tick: { count: number; meanMs: number; p95UpToMs: number | null };
+  /** Each step of those ticks (stats_matchmaking_tick_step_seconds): where a slow tick spends its time. */
+  tickSteps: Array<{ step: string; count: number; meanMs: number; p95UpToMs: number | null }>;
   /** The matchmaker's `POST /matchmaking/basic`, as the matchmaker timed it. */
   matchmakerCall: { count: number; meanMs: number; p95UpToMs: number | null };
   /** Stats' own time per hosted route (its http_request_duration_seconds), over the window. */
@@ -185,6 +190,7 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
         REDIS_KEY_PREFIX: redisPrefix,
         MATCHMAKER_URL: matchmaker.url,
         MATCHMAKING_INTERVAL_MS: String(LOOP_INTERVAL_MS),
+        ...(process.env.BENCH_STATS_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_STATS_POOL } : {}),
       },
       "/readyz",
     );
@@ -257,6 +263,19 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
     const started = performance.now();
     const end = started + seconds * 1000;
     const waiting = { max: 0, last: 0 };
+    // Five seconds in, the tables have rows: ANALYZE them, as autovacuum has on any database
+    // that has run a minute. Without it the foreign-key checks stay planned as on empty tables
+    // (sequential scans, ~1 ms per roster row) and the loop falls behind: see the README.
+    const analyzed = (async () => {
+      await sleep(ANALYZE_AFTER_MS);
+      const client = new pg.Client({ connectionString: statsDatabaseUrl });
+      await client.connect();
+      try {
+        await client.query("ANALYZE");
+      } finally {
+        await client.end();
+      }
+    })();
     const sampler = (async () => {
       while (performance.now() < end) {
         await sleep(1000);
@@ -278,6 +297,7 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
         }
       }),
     );
+    await analyzed;
     const elapsed = (performance.now() - started) / 1000;
     tally.windowOpen = false;
     await sampler;
@@ -345,6 +365,13 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
         tick: histogramDelta(metricsBefore.stats, metricsAfter.stats, "stats_matchmaking_tick_seconds", {
           game: GAME_ID,
         }),
+        tickSteps: TICK_STEPS.map((step) => ({
+          step,
+          ...histogramDelta(metricsBefore.stats, metricsAfter.stats, "stats_matchmaking_tick_step_seconds", {
+            game: GAME_ID,
+            step,
+          }),
+        })),
         matchmakerCall: histogramDelta(
           metricsBefore.matchmaker,
           metricsAfter.matchmaker,
@@ -507,7 +534,7 @@ export function hostedQueueMarkdown(r: HostedQueueReport): string {
     `Matches received: ${r.matches.received.websocket.toLocaleString("en")} pushed over WebSocket, ${r.matches.received.rest.toLocaleString("en")} fetched over REST (pushes go to one subscribed connection; REST gets what nobody was pushed), ${r.matches.receivedTwice} received twice. Players accepted but never suggested ${DRAIN_SECONDS} s after the load stopped: ${r.players.unmatchedAtEnd.toLocaleString("en")}. Matches in PostgreSQL at the end: ${statuses}.`,
     ...(r.errors.samples.length > 0 ? ["", `Errors: ${r.errors.samples.join("; ")}.`] : []),
     "",
-    `Where the time goes (over the load window): stats loop tick ${p.tick.count}× mean ${p.tick.meanMs} ms (p95 ${upTo(p.tick.p95UpToMs)}); matchmaker call ${p.matchmakerCall.count}× mean ${p.matchmakerCall.meanMs} ms; waiting players at a tick max ${p.waitingPlayers.max.toLocaleString("en")}, last ${p.waitingPlayers.last.toLocaleString("en")}; suggestions ${p.suggestions.stored.toLocaleString("en")} stored, ${p.suggestions.dropped.toLocaleString("en")} dropped; pushes ${p.pushes.offered.toLocaleString("en")} offered, ${p.pushes.unclaimed.toLocaleString("en")} unclaimed. Stats routes: ${routes}. CPU (cores of ${cpus().length}): ${cpu}.`,
+    `Where the time goes (over the load window): stats loop tick ${p.tick.count}× mean ${p.tick.meanMs} ms (p95 ${upTo(p.tick.p95UpToMs)}; mean per step: ${p.tickSteps.map((t) => `${t.step} ${t.meanMs} ms`).join(", ")}); matchmaker call ${p.matchmakerCall.count}× mean ${p.matchmakerCall.meanMs} ms; waiting players at a tick max ${p.waitingPlayers.max.toLocaleString("en")}, last ${p.waitingPlayers.last.toLocaleString("en")}; suggestions ${p.suggestions.stored.toLocaleString("en")} stored, ${p.suggestions.dropped.toLocaleString("en")} dropped; pushes ${p.pushes.offered.toLocaleString("en")} offered, ${p.pushes.unclaimed.toLocaleString("en")} unclaimed. Stats routes: ${routes}. CPU (cores of ${cpus().length}): ${cpu}.`,
     "",
   ].join("\n");
 }
