@@ -111,6 +111,16 @@ describe("rendering", () => {
     });
   }
 
+  it("labels only the Deployments as servers, so the migration step applies everything else first", () => {
+    const component = (o: K8sObject) => o.metadata.labels?.["app.kubernetes.io/component"];
+    const servers = production
+      .filter((o) => component(o) === "server")
+      .map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(servers.sort()).toEqual(APPS.map((app) => `Deployment/${app}`).sort());
+    const migrations = production.filter((o) => component(o) === "migration").map((o) => o.metadata.name);
+    expect(migrations.sort()).toEqual(MIGRATED.map((app) => `${app}-migrate`).sort());
+  });
+
   it("refuses kustomize features outside its subset instead of ignoring them", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "arena-k8s-unsupported-"));
     try {
@@ -506,7 +516,9 @@ describe("network policies", () => {
       metadata: { name: "allow-all-ingress", namespace: NAMESPACE },
       spec: { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] },
     });
-    const stranger = strangerPod(loosened, NAMESPACE, { app: "debug" });
+    // From a namespace without policies, so only stats' ingress decides.
+    const stranger = strangerPod(loosened, "default", { app: "debug" });
+    expect(allowed(production, stranger, pod(production, "stats", "10.244.0.11"), 8081)).toBe(false);
     expect(allowed(loosened, stranger, pod(loosened, "stats", "10.244.0.11"), 8081)).toBe(true);
 
     const withoutStatsEgress = copy(production);
@@ -522,7 +534,7 @@ describe("network policies", () => {
     const withoutStatsPolicy = copy(production).filter(
       (o) => !(o.kind === "NetworkPolicy" && o.metadata.name === "stats"),
     );
-    const debug = strangerPod(withoutStatsPolicy, NAMESPACE, { app: "debug" });
+    const debug = strangerPod(withoutStatsPolicy, "default", { app: "debug" });
     expect(allowed(withoutStatsPolicy, debug, pod(withoutStatsPolicy, "stats", "10.244.0.11"), 8081)).toBe(
       false,
     );
