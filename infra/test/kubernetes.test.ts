@@ -105,8 +105,23 @@ describe("rendering", () => {
       const dir = path.join(workdir, overlay);
       const output = execFileSync("kubectl", ["kustomize", dir], { encoding: "utf8" });
       const expected = parseAllDocuments(output).map((d) => d.toJS() as K8sObject);
+      // kustomize wraps long base64 values over several lines; compare what they decode to.
+      const decoded = (o: K8sObject) =>
+        o.kind === "Secret"
+          ? {
+              ...o,
+              data: Object.fromEntries(
+                Object.entries((o.data as Record<string, string>) ?? {}).map(([k, v]) => [
+                  k,
+                  Buffer.from(v, "base64").toString(),
+                ]),
+              ),
+            }
+          : o;
       const byRef = (objects: K8sObject[]) =>
-        Object.fromEntries(objects.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, o]));
+        Object.fromEntries(
+          objects.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, decoded(o)]),
+        );
       expect(byRef(renderKustomization(dir))).toEqual(byRef(expected));
     });
   }
@@ -530,7 +545,7 @@ describe("network policies", () => {
     ];
     expect(allowed(withoutStatsEgress, stats, matchmaker, 8000)).toBe(false);
 
-    // Without stats' own policy the default deny still isolates it; without both, anyone gets in.
+    // Without stats' own policy the default deny still isolates it.
     const withoutStatsPolicy = copy(production).filter(
       (o) => !(o.kind === "NetworkPolicy" && o.metadata.name === "stats"),
     );
@@ -538,7 +553,10 @@ describe("network policies", () => {
     expect(allowed(withoutStatsPolicy, debug, pod(withoutStatsPolicy, "stats", "10.244.0.11"), 8081)).toBe(
       false,
     );
-    const open = withoutStatsPolicy.filter((o) => o.metadata.name !== "default-deny");
+    // allow-prometheus isolates every server's ingress too; only without all three is stats open.
+    const open = withoutStatsPolicy.filter(
+      (o) => !["default-deny", "allow-prometheus"].includes(o.metadata.name),
+    );
     expect(allowed(open, debug, pod(open, "stats", "10.244.0.11"), 8081)).toBe(true);
   });
 });
