@@ -11,6 +11,13 @@ export const gatewayConfigSchema = {
       pattern: "^postgres(ql)?://",
       default: "postgresql://postgres@127.0.0.1:5432/arena_gateway",
     },
+    DATABASE_POOL_SIZE: {
+      type: "integer",
+      minimum: 1,
+      maximum: 200,
+      default: 10,
+      description: "PostgreSQL connections of the process at most",
+    },
     REDIS_URL: { type: "string", pattern: "^rediss?://", default: "redis://127.0.0.1:6379" },
     REDIS_KEY_PREFIX: { type: "string", default: "arena:", description: "Start of every Redis key" },
     STATS_URL: { type: "string", pattern: "^https?://", default: "http://127.0.0.1:8081" },

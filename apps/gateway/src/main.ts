@@ -18,7 +18,7 @@ function readConfig() {
 
 const config = readConfig();
 const logger = createLogger({ name: "gateway", level: config.LOG_LEVEL, redactKeys: GATEWAY_REDACTED_KEYS });
-const db = createDatabaseClient(config.DATABASE_URL);
+const db = createDatabaseClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
 const redis = createRedis(config.REDIS_URL, { connectionName: "gateway" });
 try {
   await assertSchemaIsCurrent(db);

@@ -11,6 +11,13 @@ export const licenseConfigSchema = {
       pattern: "^postgres(ql)?://",
       default: "postgresql://postgres@127.0.0.1:5432/arena_license",
     },
+    DATABASE_POOL_SIZE: {
+      type: "integer",
+      minimum: 1,
+      maximum: 200,
+      default: 10,
+      description: "PostgreSQL connections of the process at most",
+    },
     ADMIN_TOKEN: { type: "string", minLength: 16, description: "Bearer token of the /admin API" },
     SIGNING_KEY_SECRET: {
       type: "string",

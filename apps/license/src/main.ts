@@ -18,7 +18,7 @@ function readConfig() {
 
 const config = readConfig();
 const logger = createLogger({ name: "license", level: config.LOG_LEVEL });
-const db = createDatabaseClient(config.DATABASE_URL);
+const db = createDatabaseClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
 try {
   await assertSchemaIsCurrent(db);
   const mailer = config.SMTP_URL
