@@ -266,24 +266,37 @@ async function request(url, init = {}, timeoutMs = 5000) {
   }
 }
 
-/** The most telling line of an app's log: its last error message, else its last line. */
+/**
+ * The most telling message of a log: an app's last error (its JSON log lines), else the last plain
+ * message with the indented lines that follow it (a migration job's error and its list).
+ */
 function lastLogMessage(logPath) {
   let lines;
   try {
-    lines = readFileSync(logPath, "utf8").split("\n").filter(Boolean);
+    lines = readFileSync(logPath, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "");
   } catch {
     return undefined;
   }
   const parsed = lines.map((line) => {
     try {
       const entry = JSON.parse(line);
-      return { level: entry.level ?? 0, text: entry.err?.message ?? entry.msg ?? line };
+      return { level: entry.level ?? 0, text: entry.err?.message ?? entry.msg ?? line, json: true };
     } catch {
-      return { level: 0, text: line };
+      return { level: 0, text: line, json: false };
     }
   });
-  const worst = parsed.findLast((e) => e.level >= 50) ?? parsed.at(-1);
-  return worst?.text.replace(/\s+/g, " ").slice(0, 300);
+  let text = parsed.findLast((e) => e.level >= 50)?.text;
+  if (text === undefined && parsed.length > 0 && !parsed.at(-1).json) {
+    const start = parsed.findLastIndex((e) => !/^\s/.test(e.text));
+    text = parsed
+      .slice(Math.max(start, 0))
+      .map((e) => e.text)
+      .join(" ");
+  }
+  text ??= parsed.at(-1)?.text;
+  return text?.replace(/\s+/g, " ").slice(0, 400);
 }
 
 class Platform {
@@ -300,15 +313,16 @@ class Platform {
     return join(this.logDir, `${name}.log`);
   }
 
-  failure(name, what) {
+  /** `label` names the app; `name` its log (`license`, `license-migrate`). */
+  failure(name, what, label = name) {
     const detail = lastLogMessage(this.logPath(name));
     return new StartError(
-      `${name} ${what}${detail ? `: ${detail}` : ""} (log: ${shown(this.logPath(name))})`,
+      `${label} ${what}${detail ? `: ${detail}` : ""} (log: ${shown(this.logPath(name))})`,
     );
   }
 
   /** Runs a node script to its end with its output in its log; rejects with that log's last message. */
-  runToEnd(name, script, env) {
+  runToEnd(name, label, script, env) {
     const fd = openSync(this.logPath(name), "w");
     const child = spawn(process.execPath, [script], {
       cwd: dirname(dirname(script)),
@@ -321,7 +335,7 @@ class Platform {
       child.once("exit", (code, signal) => {
         this.children.delete(name);
         if (code === 0) resolveRun();
-        else rejectRun(this.failure(name, `failed (${signal ?? `exit code ${code}`})`));
+        else rejectRun(this.failure(name, `failed (${signal ?? `exit code ${code}`})`, label));
       });
     });
   }
@@ -331,9 +345,14 @@ class Platform {
       apps
         .filter((app) => app.migrates)
         .map((app) =>
-          this.runToEnd(`${app.name}-migrate`, join(root, "apps", app.name, "dist", "migrate.js"), {
-            DATABASE_URL: app.env.DATABASE_URL,
-          }),
+          this.runToEnd(
+            `${app.name}-migrate`,
+            `${app.name}: migration`,
+            join(root, "apps", app.name, "dist", "migrate.js"),
+            {
+              DATABASE_URL: app.env.DATABASE_URL,
+            },
+          ),
         ),
     );
   }
