@@ -116,10 +116,11 @@ function line(text: string, pattern: RegExp): string {
 }
 
 let shPath: string | undefined;
-/** PATH for sh: as it is when curl exists, else with the stand-in first. */
+/** PATH for sh: as it is when curl exists, else (or with E2E_CURL_STAND_IN=1) with the stand-in first. */
 async function shellPath(): Promise<string> {
   if (shPath) return shPath;
-  const hasCurl = spawnSync("sh", ["-c", "command -v curl"]).status === 0;
+  const hasCurl =
+    process.env.E2E_CURL_STAND_IN !== "1" && spawnSync("sh", ["-c", "command -v curl"]).status === 0;
   if (hasCurl) {
     shPath = process.env.PATH ?? "";
   } else {
@@ -134,7 +135,7 @@ async function shellPath(): Promise<string> {
 
 /** Runs shell text exactly as printed; resolves with its stdout. */
 async function sh(script: string): Promise<string> {
-  const env = { ...process.env, PATH: await shellPath() };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: await shellPath() };
   delete env.NODE_OPTIONS;
   return new Promise((resolve, reject) =>
     execFile("sh", ["-c", script], { env, timeout: 30_000 }, (err, stdout, stderr) =>
