@@ -209,6 +209,8 @@ const command = process.argv[2];
 if (command === "test") {
   prepare();
   pn("exec", "turbo", "run", "test");
+  // After every other suite: the images replayed and run, docker-compose.yml checked (slow).
+  pn("--filter", "@arena/e2e", "run", "test:system");
 } else if (command === "start") {
   start().catch((err) => {
     console.error(err.message);
