@@ -72,7 +72,11 @@ function parseInstruction(text: string, line: number): Instruction {
   const keyword = match[1]!.toUpperCase();
   let rest = match[2]!;
   const flags: Record<string, string> = {};
-  for (let flag = /^--([a-z-]+)(?:=(\S*))?\s*/.exec(rest); flag; flag = /^--([a-z-]+)(?:=(\S*))?\s*/.exec(rest)) {
+  for (
+    let flag = /^--([a-z-]+)(?:=(\S*))?\s*/.exec(rest);
+    flag;
+    flag = /^--([a-z-]+)(?:=(\S*))?\s*/.exec(rest)
+  ) {
     flags[flag[1]!] = flag[2] ?? "true";
     rest = rest.slice(flag[0].length);
   }
@@ -141,7 +145,8 @@ export class DockerIgnore {
         .slice(negated ? 1 : 0)
         .trim()
         .replace(/^\/+|\/+$/g, "");
-      if (negated) throw new Error(`"${line}": re-inclusion is not supported by this replay; list what to ignore`);
+      if (negated)
+        throw new Error(`"${line}": re-inclusion is not supported by this replay; list what to ignore`);
       this.rules.push({ pattern: globToRegExp(path), negated });
     }
   }

@@ -3,7 +3,14 @@ import { readFileSync } from "node:fs";
 import { chmod, chown, cp, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
-import { type Dockerfile, expand, finalStage, type Instruction, parseAssignments, type Stage } from "./dockerfile.js";
+import {
+  type Dockerfile,
+  expand,
+  finalStage,
+  type Instruction,
+  parseAssignments,
+  type Stage,
+} from "./dockerfile.js";
 
 /**
  * Replays a Dockerfile's stages on this machine, without a Docker engine: each stage gets a
@@ -57,7 +64,8 @@ function containerRoots(file: Dockerfile): Set<string> {
   const roots = new Set<string>();
   for (const stage of file.stages)
     for (const ins of stage.instructions) {
-      const paths = ins.keyword === "WORKDIR" ? [ins.args] : ins.keyword === "COPY" ? ins.args.split(/\s+/) : [];
+      const paths =
+        ins.keyword === "WORKDIR" ? [ins.args] : ins.keyword === "COPY" ? ins.args.split(/\s+/) : [];
       for (const p of paths) {
         const first = /^\/([^/$\s]+)/.exec(p)?.[1];
         if (first) roots.add(first);
@@ -143,6 +151,7 @@ export async function replayDockerfile(options: ReplayOptions): Promise<Replayed
           const started = Date.now();
           await run(ins, s, { roots, toolsDir, repoRoot: options.repoRoot, log });
           runs.push({ stage: name, command: ins.args, seconds: (Date.now() - started) / 1000 });
+          log(`[${name}] ${((Date.now() - started) / 1000).toFixed(1)} s`);
           break;
         }
         case "USER":
@@ -208,10 +217,12 @@ async function copy(
   const parts = (ins.exec ?? ins.args.split(/\s+/)).map((p) => expand(p, vars));
   const dest = posix.resolve(s.workdir, parts.pop()!);
   const source = ins.flags.from === undefined ? undefined : states.get(ins.flags.from);
-  if (ins.flags.from !== undefined && !source) throw new Error(`line ${ins.line}: no stage ${ins.flags.from}`);
+  if (ins.flags.from !== undefined && !source)
+    throw new Error(`line ${ins.line}: no stage ${ins.flags.from}`);
   const destIsDir = parts.length > 1 || parts.at(-1) === "." || /\/\.?$/.test(ins.args.split(/\s+/).at(-1)!);
   for (const src of parts) {
-    if (/[*?[]/.test(src)) throw new Error(`line ${ins.line}: COPY wildcards are not supported by the replay`);
+    if (/[*?[]/.test(src))
+      throw new Error(`line ${ins.line}: COPY wildcards are not supported by the replay`);
     const from = source ? join(source.root, posix.resolve("/", src)) : join(contextDir, posix.normalize(src));
     const info = await stat(from);
     const to = join(
@@ -261,7 +272,9 @@ async function run(ins: Instruction, s: StageState, ctx: RunContext) {
       if (!match) throw new Error(`line ${ins.line}: pin ${token} to an exact version`);
       const tool = provideTool(match[1]!, match[2]!, ctx.repoRoot);
       if (tool.version !== match[2])
-        throw new Error(`line ${ins.line}: installs ${token}, but the repository uses ${match[1]}@${tool.version}`);
+        throw new Error(
+          `line ${ins.line}: installs ${token}, but the repository uses ${match[1]}@${tool.version}`,
+        );
       const shim = join(ctx.toolsDir, match[1]!);
       await writeFile(shim, `#!/bin/sh\nexec "${tool.path}" "$@"\n`);
       await chmod(shim, 0o755);
@@ -316,7 +329,10 @@ export interface ContainerOptions {
  * Starts the image's CMD (or another command) in its WORKDIR with only its ENV (and PATH), as
  * `docker run` would; as the image's USER when this process may switch users.
  */
-export async function runContainer(image: ReplayedImage, options: ContainerOptions = {}): Promise<ChildProcess> {
+export async function runContainer(
+  image: ReplayedImage,
+  options: ContainerOptions = {},
+): Promise<ChildProcess> {
   const [command, ...args] = options.cmd ?? image.cmd;
   const home = image.user === "node" || image.user === "1000" ? NODE_USER.home : "/root";
   const hostHome = join(image.root, home);

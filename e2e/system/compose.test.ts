@@ -42,7 +42,8 @@ function compose(args: string[], env: Record<string, string>) {
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env },
   });
-  if (result.error) throw new Error(`${cmd} could not run (.ci/run installs docker-compose): ${result.error.message}`);
+  if (result.error)
+    throw new Error(`${cmd} could not run (.ci/run installs docker-compose): ${result.error.message}`);
   return result;
 }
 
@@ -81,8 +82,14 @@ function imageSettings(service: Service) {
       for (const [, k, v] of ins.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g)) env[k!] = v!;
     if (ins.keyword === "EXPOSE") expose.push(...ins.args.split(/\s+/));
   }
-  const healthcheck = file ? finalStage(file).instructions.find((i) => i.keyword === "HEALTHCHECK") : undefined;
-  return { env, expose, healthcheck: healthcheck && !/^NONE\b/.test(healthcheck.args) ? healthcheck : undefined };
+  const healthcheck = file
+    ? finalStage(file).instructions.find((i) => i.keyword === "HEALTHCHECK")
+    : undefined;
+  return {
+    env,
+    expose,
+    healthcheck: healthcheck && !/^NONE\b/.test(healthcheck.args) ? healthcheck : undefined,
+  };
 }
 
 function hasHealthcheck(name: string): boolean {
@@ -100,9 +107,9 @@ async function appConfig(app: string) {
     (v): v is { required: string[]; properties: Record<string, unknown> } =>
       typeof v === "object" && v !== null && "properties" in v && "required" in v,
   );
-  const load = Object.entries(mod).find(([k, v]) => /^load\w*Config$/.test(k) && typeof v === "function")?.[1] as
-    | ((env: Record<string, string>) => Record<string, unknown>)
-    | undefined;
+  const load = Object.entries(mod).find(
+    ([k, v]) => /^load\w*Config$/.test(k) && typeof v === "function",
+  )?.[1] as ((env: Record<string, string>) => Record<string, unknown>) | undefined;
   if (!schema || !load) throw new Error(`apps/${app}/src/config.ts exports no schema and loader`);
   return { schema, load };
 }
@@ -116,9 +123,11 @@ describe("docker-compose.yml", () => {
       );
       const { schema, load } = await appConfig(app);
       expect(schema.required.length).toBeGreaterThan(0);
-      for (const name of schema.required) expect(`${app} ${name}=${environment[name] ? "set" : "unset"}`).toBe(`${app} ${name}=set`);
+      for (const name of schema.required)
+        expect(`${app} ${name}=${environment[name] ? "set" : "unset"}`).toBe(`${app} ${name}=set`);
       // Every variable the file sets is one the app reads (a typo would be silently ignored).
-      for (const name of Object.keys(environment)) expect(`${app} reads ${name}: ${name in schema.properties}`).toBe(`${app} reads ${name}: true`);
+      for (const name of Object.keys(environment))
+        expect(`${app} reads ${name}: ${name in schema.properties}`).toBe(`${app} reads ${name}: true`);
       expect(() => load({ ...imageSettings(service).env, ...environment })).not.toThrow();
     }
   });
@@ -130,10 +139,11 @@ describe("docker-compose.yml", () => {
       const result = compose(["config"], env);
       expect(result.status).not.toBe(0);
       expect(result.stderr).toContain(`set ${name}`);
-      // An empty value counts as missing too (`:?`).
-      const empty = compose(["config"], { ...secrets, [name]: "" });
-      expect(empty.status).not.toBe(0);
     }
+    // An empty value counts as missing too (`:?`, not `?`).
+    const empty = compose(["config"], { ...secrets, ADMIN_TOKEN: "" });
+    expect(empty.status).not.toBe(0);
+    expect(empty.stderr).toContain("set ADMIN_TOKEN");
   });
 
   it("runs each migration as a one-off of its app's image, and starts the app only after it succeeded", () => {

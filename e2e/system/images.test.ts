@@ -57,7 +57,8 @@ afterAll(async () => {
   );
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  for (const db of databases) await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).catch(() => {});
+  for (const db of databases)
+    await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`).catch(() => {});
   await admin.end();
   if (workDir && !process.env.KEEP_IMAGES) await rm(workDir, { recursive: true, force: true });
 });
@@ -216,8 +217,7 @@ describe.each(apps)("the $app image", ({ app, migrates, env }) => {
     if (migrates) {
       runEnv.DATABASE_URL = await createDatabase(app);
       const migration = await runToEnd(image, { cmd: ["node", "dist/migrate.js"], env: runEnv });
-      expect({ code: migration.code, output: migration.output }).toEqual({ code: 0, output: expect.any(String) });
-      expect(migration.output).toMatch(/Applied \d+ migration/);
+      expect(migration).toEqual({ code: 0, output: expect.stringMatching(/Applied \d+ migration/) });
     } else {
       expect(await readdir(image.hostPath("dist"))).not.toContain("migrate.js");
     }
