@@ -249,6 +249,22 @@ describe.each(apps)("the $app image", ({ app, migrates, env }) => {
       });
       expect(created.status).toBe(201);
       licenseKey = ((await created.json()) as { licenseKey: string }).licenseKey;
+      // Without SMTP_URL the key mail is a file in MAIL_DIR: a place the runtime user may write.
+      const registered = await fetch(`${url}/v1/registrations`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "images", email: "mail@arena.localhost" }),
+      });
+      expect(registered.status).toBe(202);
+      const mailDir = image.env.MAIL_DIR!;
+      expect(mailDir.startsWith(image.root)).toBe(true);
+      const deadline = Date.now() + 15_000;
+      let mails: string[] = [];
+      while (mails.length === 0 && Date.now() < deadline) {
+        mails = await readdir(mailDir).catch(() => []);
+        if (mails.length === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(mails.length ? mails.length : output).toBe(1);
     }
   }, 120_000);
 });
