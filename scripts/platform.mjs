@@ -34,6 +34,8 @@ const command = process.argv[2];
 if (command === "test") {
   prepare();
   pn("exec", "turbo", "run", "test");
+  // After every other suite: the images replayed and run, docker-compose.yml checked (slow).
+  pn("--filter", "@arena/e2e", "run", "test:system");
 } else if (command === "start") {
   // scripts/start.mjs: checks, migrations, the apps, the development tenant and the printed commands.
   const { start } = await import("./start.mjs");
