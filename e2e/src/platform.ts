@@ -21,6 +21,8 @@ export interface AppProcess {
   url: string;
   port: number;
   child: ChildProcess;
+  /** The environment the process was started with (a replica starts from a copy). */
+  env: Record<string, string>;
   /** Starts the process again (same port, same environment) after a stop or a kill. */
   restart(): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<void>;
@@ -34,6 +36,7 @@ async function startApp(name: string, env: Record<string, string>): Promise<AppP
     name,
     url,
     port,
+    env,
     child: undefined as unknown as ChildProcess,
     async restart() {
       let output = "";
@@ -71,11 +74,31 @@ async function startApp(name: string, env: Record<string, string>): Promise<AppP
   return proc;
 }
 
+type AppName = "license" | "matchmaker" | "stats" | "gateway";
+
+export interface PlatformOptions {
+  matchmakingIntervalMs?: number;
+  /** The Redis every app uses (default: the shared one, each platform under its own key prefix). */
+  redisUrl?: string;
+  /** The PostgreSQL server the apps' databases are created on (default: TEST_DATABASE_URL's). */
+  databaseServerUrl?: string;
+  /** Stats processes on the same database and Redis, each running the loop (default 1). */
+  statsReplicas?: number;
+  /** Extra environment per app. */
+  env?: Partial<Record<AppName, Record<string, string>>>;
+  /** Extra environment of one stats replica (0 is the one the gateway calls). */
+  statsEnv?: (replica: number) => Record<string, string>;
+}
+
 export interface Platform {
   license: AppProcess;
   matchmaker: AppProcess;
+  /** The stats replica the gateway calls: `statsReplicas[0]`. */
   stats: AppProcess;
+  statsReplicas: AppProcess[];
   gateway: AppProcess;
+  /** Starts one more process of an app (same environment, a port of its own, `env` on top). */
+  startReplica(app: AppProcess, env?: Record<string, string>): Promise<AppProcess>;
   adminToken: string;
   redisKeyPrefix: string;
   /** Stats' database, for checks the API cannot make (no player in two matches). */
@@ -88,7 +111,7 @@ export interface Platform {
  * own and one Redis key prefix, wired as `pnpm start` wires them: stats calls the matchmaker, the
  * matchmaker holds a license from the license service, the gateway fronts stats.
  */
-export async function startPlatform(options: { matchmakingIntervalMs?: number } = {}): Promise<Platform> {
+export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
   const serviceToken = `e2e-service-${randomBytes(12).toString("hex")}`;
   const signingKeySecret = `e2e-signing-${randomBytes(24).toString("hex")}`;
@@ -99,6 +122,7 @@ export async function startPlatform(options: { matchmakingIntervalMs?: number } 
       schemaPath: join(appDir(app), "prisma", "schema.prisma"),
       migrationsDir: join(appDir(app), "prisma", "migrations"),
       prefix: `arena_e2e_${app}`,
+      ...(options.databaseServerUrl ? { baseUrl: options.databaseServerUrl } : {}),
     });
     databases.push(db);
     return db.url;
@@ -111,6 +135,7 @@ export async function startPlatform(options: { matchmakingIntervalMs?: number } 
       ADMIN_TOKEN: adminToken,
       SIGNING_KEY_SECRET: signingKeySecret,
       MAIL_DIR: join(root, "e2e", ".mail"),
+      ...options.env?.license,
     });
     started.push(license);
     const created = await fetch(`${license.url}/admin/licenses`, {
@@ -124,17 +149,28 @@ export async function startPlatform(options: { matchmakingIntervalMs?: number } 
       PORT: String(await freePort()),
       LICENSE_URL: license.url,
       LICENSE_KEY: licenseKey,
+      ...options.env?.matchmaker,
     });
     started.push(matchmaker);
-    const stats = await startApp("stats", {
-      PORT: String(await freePort()),
-      DATABASE_URL: await database("stats"),
-      REDIS_KEY_PREFIX: redisKeyPrefix,
-      SERVICE_TOKEN: serviceToken,
-      MATCHMAKER_URL: matchmaker.url,
-      MATCHMAKING_INTERVAL_MS: String(options.matchmakingIntervalMs ?? 200),
-    });
-    started.push(stats);
+    const redis: Record<string, string> = options.redisUrl ? { REDIS_URL: options.redisUrl } : {};
+    const statsDatabaseUrl = await database("stats");
+    const statsReplicas: AppProcess[] = [];
+    for (let replica = 0; replica < (options.statsReplicas ?? 1); replica++) {
+      const stats = await startApp("stats", {
+        PORT: String(await freePort()),
+        DATABASE_URL: statsDatabaseUrl,
+        ...redis,
+        REDIS_KEY_PREFIX: redisKeyPrefix,
+        SERVICE_TOKEN: serviceToken,
+        MATCHMAKER_URL: matchmaker.url,
+        MATCHMAKING_INTERVAL_MS: String(options.matchmakingIntervalMs ?? 200),
+        ...options.env?.stats,
+        ...options.statsEnv?.(replica),
+      });
+      started.push(stats);
+      statsReplicas.push(stats);
+    }
+    const stats = statsReplicas[0]!;
     const gateway = await startApp("gateway", {
       PORT: String(await freePort()),
       DATABASE_URL: await database("gateway"),
@@ -142,17 +178,25 @@ export async function startPlatform(options: { matchmakingIntervalMs?: number } 
       SERVICE_TOKEN: serviceToken,
       ADMIN_TOKEN: adminToken,
       SIGNING_KEY_SECRET: signingKeySecret,
+      ...redis,
       STATS_URL: stats.url,
+      ...options.env?.gateway,
     });
     started.push(gateway);
     return {
       license,
       matchmaker,
       stats,
+      statsReplicas,
       gateway,
+      async startReplica(app, env = {}) {
+        const replica = await startApp(app.name, { ...app.env, PORT: String(await freePort()), ...env });
+        started.push(replica);
+        return replica;
+      },
       adminToken,
       redisKeyPrefix,
-      statsDatabaseUrl: databases[1]!.url,
+      statsDatabaseUrl,
       async close() {
         for (const app of [...started].reverse()) await app.stop().catch(() => {});
         for (const db of databases) await db.drop().catch(() => {});

@@ -11,3 +11,4 @@ export * from "./problem-response.js";
 export * from "./request-context.js";
 export * from "./server-lifecycle.js";
 export * from "./service-app.js";
+export * from "./unreachable.js";

@@ -1,6 +1,7 @@
 import { errorCodeInfo, type Problem, problemType } from "@arena/contracts";
 import type { Request, Response } from "express";
 import { AppError } from "./app-error.js";
+import { isDependencyUnreachable } from "./unreachable.js";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
@@ -28,7 +29,10 @@ export function sendProblem(req: Request, res: Response, err: AppError): void {
     .send(JSON.stringify(toProblem(err, req.id, req.originalUrl.split("?")[0])));
 }
 
-/** Maps errors raised by express/body-parser to our codes; unknown errors become INTERNAL. */
+/**
+ * Maps errors raised by express/body-parser to our codes; a dependency that cannot be reached
+ * (PostgreSQL stopped or restarting) becomes SERVICE_UNAVAILABLE; other unknown errors INTERNAL.
+ */
 export function asAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as { type?: string; status?: number; limit?: number; message?: string; code?: unknown };
@@ -65,6 +69,13 @@ export function asAppError(err: unknown): AppError {
         return new AppError("MALFORMED_JSON", detail, {
           cause: err,
           errors: [{ pointer: "", detail: "could not be decoded" }],
+        });
+      }
+      // PostgreSQL restarting or unreachable: a state that passes, not a fault in the code.
+      if (isDependencyUnreachable(err)) {
+        return new AppError("SERVICE_UNAVAILABLE", "A storage service cannot be reached; try again shortly", {
+          cause: err,
+          headers: { "Retry-After": "2" },
         });
       }
       return new AppError("INTERNAL", "An unexpected error occurred", { cause: err });

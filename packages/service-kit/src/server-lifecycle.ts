@@ -1,4 +1,5 @@
-import type { IncomingMessage, Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { Server as NetServer } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Express } from "express";
 import type { Lifecycle } from "./health.js";
@@ -29,10 +30,23 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
 }
 
+/** How long a kept-alive connection left idle may stay open once shutdown begins. */
+const IDLE_GRACE_MS = 500;
+
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const { app, logger, lifecycle } = options;
   const server = app.listen(options.port, options.host);
   if (options.onUpgrade) server.on("upgrade", options.onUpgrade);
+  // Answers not sent yet: once shutdown begins each closes its connection (`Connection: close`).
+  const pending = new Set<ServerResponse>();
+  server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+    if (lifecycle.shuttingDown) {
+      res.setHeader("Connection", "close");
+      return;
+    }
+    pending.add(res);
+    res.once("close", () => pending.delete(res));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -45,9 +59,15 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const stop = () => {
     stopping ??= (async () => {
       lifecycle.beginShutdown();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      for (const res of pending) if (!res.headersSent) res.setHeader("Connection", "close");
+      // Stop listening, but do not drop the idle kept-alive connections at once as http's close()
+      // does: a client may be writing its next request on one right now and would see a reset.
+      // Every answer from here on closes its connection; those still idle after a moment are
+      // closed then (a client silent that long is not sending).
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
       const timeout = options.shutdownTimeoutMs ?? 10_000;
+      const idle = setTimeout(() => server.closeIdleConnections(), Math.min(IDLE_GRACE_MS, timeout));
+      idle.unref();
       const timer = setTimeout(() => {
         logger.warn({ timeoutMs: timeout }, "in-flight requests did not finish in time; closing connections");
         server.closeAllConnections();
@@ -64,6 +84,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       );
       await closed;
       clearTimeout(timer);
+      clearTimeout(idle);
       for (const hook of options.onClose ?? []) await hook();
       logger.info("stopped");
     })();

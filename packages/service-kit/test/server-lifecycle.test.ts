@@ -1,3 +1,4 @@
+import { Agent, get as httpGet } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { describe, expect, it } from "@jest/globals";
@@ -74,5 +75,74 @@ describe("serve", () => {
     await running.stop();
     await ended;
     expect(order).toEqual(["shutdown hook", "close hook"]);
+  });
+});
+
+/**
+ * One kept-alive connection (`http.Agent`, one socket) sending request after request until an
+ * answer says `Connection: close` (the server is draining: a real client goes elsewhere) or a new
+ * connection is refused. Counts answers by status, and every error: a reset here is a request
+ * sent on a connection the server had accepted.
+ */
+async function keptAliveClient(url: string, outcomes: Map<string, number>): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+  try {
+    for (;;) {
+      const answer = await new Promise<{ status: number; body: string; close: boolean }>(
+        (resolve, reject) => {
+          const req = httpGet(url, { agent }, (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk) => {
+              body += chunk;
+            });
+            res.on("end", () =>
+              resolve({ status: res.statusCode ?? 0, body, close: res.headers.connection === "close" }),
+            );
+            res.on("error", reject);
+          });
+          req.on("error", reject);
+        },
+      ).catch((err: { code?: string }) => err.code ?? String(err));
+      if (answer === "ECONNREFUSED") return;
+      if (typeof answer === "string") {
+        count(answer);
+        return;
+      }
+      count(`${answer.status} ${answer.body}`);
+      if (answer.close) return;
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
+describe("serve under load", () => {
+  it("answers every request on its kept-alive connections while stopping, and resets none", async () => {
+    const logger = createLogger({ name: "test", level: "silent" });
+    let received = 0;
+    const { app, lifecycle } = createServiceApp({
+      name: "test",
+      logger,
+      routes(a) {
+        a.get("/work", async (_req, res) => {
+          received++;
+          await new Promise((r) => setTimeout(r, 2));
+          res.json({ done: true });
+        });
+      },
+    });
+    const running = await serve({ app, port: 0, host: "127.0.0.1", logger, lifecycle });
+    const outcomes = new Map<string, number>();
+    const url = `http://127.0.0.1:${running.port}/work`;
+    const clients = Array.from({ length: 20 }, () => keptAliveClient(url, outcomes));
+    await new Promise((r) => setTimeout(r, 300));
+    await running.stop();
+    await Promise.all(clients);
+    expect([...outcomes.keys()]).toEqual(['200 {"done":true}']);
+    // Every request the server read was answered in full.
+    expect(outcomes.get('200 {"done":true}')).toBe(received);
+    expect(received).toBeGreaterThan(100);
   });
 });
