@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { GameConfig, MatchmakingRequest, MatchmakingResponse } from "@arena/contracts";
-import type { Logger } from "@arena/service-kit";
+import { isDependencyUnreachable, type Logger } from "@arena/service-kit";
 import type { BackfillStore } from "../backfill/backfill-store.js";
 import type { Clock } from "../clock.js";
 import type { GameStore } from "../games/game-store.js";
@@ -68,7 +68,12 @@ export class MatchmakingLoop {
       this.timer = setTimeout(async () => {
         const started = performance.now();
         this.running = this.runOnce().catch((err) =>
-          this.deps.logger.error({ err }, "matchmaking round failed"),
+          isDependencyUnreachable(err)
+            ? this.deps.logger.warn(
+                { reason: (err as Error).message },
+                "matchmaking round skipped: PostgreSQL is unreachable",
+              )
+            : this.deps.logger.error({ err }, "matchmaking round failed"),
         );
         await this.running;
         schedule(Math.max(0, intervalMs - (performance.now() - started)));
@@ -118,7 +123,14 @@ export class MatchmakingLoop {
       this.deps.metrics?.tick(gameId, Number(process.hrtime.bigint() - started) / 1e9, "ok");
     } catch (err) {
       this.deps.metrics?.tick(gameId, Number(process.hrtime.bigint() - started) / 1e9, "failed");
-      logger.error({ err, tenantId, gameId }, "matchmaking tick failed; the game is retried next round");
+      // PostgreSQL or the matchmaker out of reach is an outage /readyz already reports: one line
+      // per round, not a stack trace per game every interval.
+      if (isDependencyUnreachable(err))
+        logger.warn(
+          { tenantId, gameId, reason: (err as Error).message },
+          "matchmaking tick skipped: a dependency is unreachable",
+        );
+      else logger.error({ err, tenantId, gameId }, "matchmaking tick failed; the game is retried next round");
     } finally {
       await locks.release(tenantId, gameId).catch(() => {});
     }
