@@ -25,8 +25,8 @@ export async function startLicenseService() {
     migrationsDir: join(licenseApp, "prisma", "migrations"),
     prefix: "arena_test_mm_license",
   });
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  let port = await freePort();
+  let url = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
 
   /** Starts the service process; does nothing while it runs. */
@@ -50,11 +50,32 @@ export async function startLicenseService() {
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`license service exited with ${child.exitCode}`);
       try {
-        if ((await fetch(`${url}/readyz`)).ok) return;
-      } catch {}
+        if ((await fetch(`${url}/readyz`)).ok) {
+          // The port came from freePort: with many suites starting servers at once, another
+          // process may have bound it first and answered. Ours then exits (EADDRINUSE) at once.
+          await new Promise((r) => setTimeout(r, 300));
+          if (child.exitCode !== null) throw new PortTakenError();
+          return;
+        }
+      } catch (err) {
+        if (err instanceof PortTakenError) throw err;
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error("license service did not become ready");
+  }
+
+  /** The first start: on another port when the chosen one turned out to be taken. */
+  async function startOnAFreePort(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await start();
+      } catch (err) {
+        if (!(err instanceof PortTakenError) || attempt === 3) throw err;
+        port = await freePort();
+        url = `http://127.0.0.1:${port}`;
+      }
+    }
   }
 
   async function stop(): Promise<void> {
@@ -74,7 +95,7 @@ export async function startLicenseService() {
     return res.status === 204 ? null : ((await res.json()) as Record<string, string>);
   }
 
-  await start();
+  await startOnAFreePort();
   return {
     url,
     start,
@@ -85,4 +106,10 @@ export async function startLicenseService() {
       await database.drop();
     },
   };
+}
+
+class PortTakenError extends Error {
+  constructor() {
+    super("the license service exited right after its port answered: another process holds that port");
+  }
 }

@@ -30,8 +30,12 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
 }
 
-/** How long a kept-alive connection left idle may stay open once shutdown begins. */
-const IDLE_GRACE_MS = 500;
+/**
+ * How long a kept-alive connection left idle may stay open once shutdown begins. A busy client
+ * gets `Connection: close` on its next answer well within it; closing sooner resets clients that
+ * were about to send (a loaded machine delays them by hundreds of milliseconds: CI saw one at 500).
+ */
+const IDLE_GRACE_MS = 2000;
 
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const { app, logger, lifecycle } = options;
