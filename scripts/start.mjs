@@ -462,7 +462,7 @@ function loginRequest(gatewayUrl, dev) {
 }
 
 /**
- * A development tenant (`dev`), app client and admin user on the gateway. Kept in the secrets file
+ * A development tenant (`dev`), app client, an admin user and a game-server user on the gateway. Kept in the secrets file
  * and reused while they still log in (a new database prefix or a dropped database: created again).
  */
 async function devTenant(gatewayUrl, settings, secrets) {
@@ -471,6 +471,9 @@ async function devTenant(gatewayUrl, settings, secrets) {
       clientId: secrets.gatewayClientId,
       username: secrets.gatewayUsername,
       password: secrets.gatewayPassword,
+      ...(secrets.gatewayServerUsername
+        ? { server: { username: secrets.gatewayServerUsername, password: secrets.gatewayServerPassword } }
+        : {}),
     };
     const login = loginRequest(gatewayUrl, dev);
     const res = await request(login.url, { method: "POST", headers: login.headers, body: login.body });
@@ -493,17 +496,29 @@ async function devTenant(gatewayUrl, settings, secrets) {
     // Usernames are unique across tenants and kept in the database: a new name each time.
     username: `dev-server-${randomBytes(3).toString("hex")}`,
   };
-  const user = await post("/admin/tenants/dev/users", {
-    username: dev.username,
-    password: dev.password,
-    role: "admin",
-  });
-  if (!user.ok)
-    throw new StartError(`gateway: could not create the dev user: ${user.status} ${await user.text()}`);
+  // Two users: an admin (configures games, seasons) and a game server (queues, matches, results).
+  const server = { username: `${dev.username}-gs`, password: randomBytes(12).toString("hex") };
+  for (const [who, role] of [
+    [dev, "admin"],
+    [server, "server"],
+  ]) {
+    const user = await post("/admin/tenants/dev/users", {
+      username: who.username,
+      password: who.password,
+      role,
+    });
+    if (!user.ok)
+      throw new StartError(
+        `gateway: could not create the dev ${role} user: ${user.status} ${await user.text()}`,
+      );
+  }
+  dev.server = server;
   Object.assign(secrets, {
     gatewayClientId: dev.clientId,
     gatewayUsername: dev.username,
     gatewayPassword: dev.password,
+    gatewayServerUsername: server.username,
+    gatewayServerPassword: server.password,
   });
   saveSecrets(settings.devDir, secrets);
   return dev;
@@ -552,6 +567,11 @@ function banner(settings, apps, secrets, dev) {
   if (dev)
     lines.push(
       `  login       tenant dev, role admin: ClientId ${dev.clientId} USERNAME ${dev.username} PASSWORD ${dev.password}`,
+      ...(dev.server
+        ? [
+            `              role server (a game server): USERNAME ${dev.server.username} PASSWORD ${dev.server.password}`,
+          ]
+        : []),
     );
   lines.push(
     `  databases   ${apps

@@ -356,6 +356,7 @@ async function keptAliveClient(
   token: string,
   paths: string[],
   outcomes: Map<string, number>,
+  answered: () => void = () => {},
 ): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
@@ -390,6 +391,7 @@ async function keptAliveClient(
       try {
         JSON.parse(answer.body);
         count(String(answer.status));
+        answered();
       } catch {
         count(`${answer.status} with a truncated body`);
       }
@@ -412,7 +414,15 @@ describe("SIGTERM under load", () => {
 
     const outcomes = new Map<string, number>();
     const paths = ["/games/load/players", "/games/load"];
-    const clients = Array.from({ length: 20 }, () => keptAliveClient(replica.url, token, paths, outcomes));
+    // The signal comes once every client holds an accepted connection: one still in the listen
+    // backlog when the listener closes is reset by the kernel (a load balancer drains first).
+    const connected: Array<Promise<void>> = [];
+    const clients = Array.from({ length: 20 }, () => {
+      let first!: () => void;
+      connected.push(new Promise<void>((r) => (first = r)));
+      return keptAliveClient(replica.url, token, paths, outcomes, () => first());
+    });
+    await Promise.all(connected);
     await new Promise((r) => setTimeout(r, 1000));
     const exit = new Promise<{ code: number | null; at: number }>((resolve) =>
       replica.child.once("exit", (code) => resolve({ code, at: Date.now() })),

@@ -195,6 +195,16 @@ describe("npm start", () => {
     const answer = JSON.parse(await sh(login)) as { AuthenticationResult: { IdToken: string } };
     expect(answer.AuthenticationResult.IdToken).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
 
+    // The game-server user logs in through the same command with its own name and password.
+    const server = /role server \(a game server\): USERNAME (\S+) PASSWORD (\S+)/.exec(text);
+    expect(server).not.toBeNull();
+    const admin = /role admin: ClientId \S+ USERNAME (\S+) PASSWORD (\S+)/.exec(text)!;
+    const serverLogin = JSON.parse(
+      await sh(login.replace(admin[1]!, server![1]!).replace(admin[2]!, server![2]!)),
+    ) as { AuthenticationResult: { IdToken: string } };
+    expect(serverLogin.AuthenticationResult.IdToken).toMatch(/^eyJ/);
+    expect(serverLogin.AuthenticationResult.IdToken).not.toBe(answer.AuthenticationResult.IdToken);
+
     const keep = line(text, /^\s+TOKEN=\$\(curl /);
     const call = line(text, /^\s+curl -s \S+ -H "Authorization: \$TOKEN"$/);
     expect(call).toContain(`${gateway}/seasons`);

@@ -84,7 +84,11 @@ describe("serve", () => {
  * connection is refused. Counts answers by status, and every error: a reset here is a request
  * sent on a connection the server had accepted.
  */
-async function keptAliveClient(url: string, outcomes: Map<string, number>): Promise<void> {
+async function keptAliveClient(
+  url: string,
+  outcomes: Map<string, number>,
+  answered: () => void,
+): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
   try {
@@ -111,6 +115,7 @@ async function keptAliveClient(url: string, outcomes: Map<string, number>): Prom
         return;
       }
       count(`${answer.status} ${answer.body}`);
+      answered();
       if (answer.close) return;
     }
   } finally {
@@ -136,7 +141,17 @@ describe("serve under load", () => {
     const running = await serve({ app, port: 0, host: "127.0.0.1", logger, lifecycle });
     const outcomes = new Map<string, number>();
     const url = `http://127.0.0.1:${running.port}/work`;
-    const clients = Array.from({ length: 20 }, () => keptAliveClient(url, outcomes));
+    // Stop once every client holds an accepted connection (and some time after): a connection
+    // still in the listen backlog when the listener closes is reset by the kernel, which no server
+    // can prevent (only a load balancer draining first can), and a loaded machine may leave one
+    // there for hundreds of milliseconds.
+    const connected: Array<Promise<void>> = [];
+    const clients = Array.from({ length: 20 }, () => {
+      let first!: () => void;
+      connected.push(new Promise<void>((r) => (first = r)));
+      return keptAliveClient(url, outcomes, () => first());
+    });
+    await Promise.all(connected);
     await new Promise((r) => setTimeout(r, 300));
     await running.stop();
     await Promise.all(clients);
