@@ -14,8 +14,12 @@ export type SqlClient = pg.PoolClient;
  */
 export function createPool(connectionString: string, poolSize = 10): SqlPool {
   const pool = new pg.Pool({ connectionString, max: poolSize });
-  // An idle connection that breaks (PostgreSQL restarted) must not crash the process.
+  // A connection that breaks (PostgreSQL restarted) must not crash the process: idle ones report
+  // to the pool, and a checked-out one (a transaction in progress) emits "error" on itself, which
+  // with no listener is an uncaught exception. Its query fails as usual, and the pool drops the
+  // broken connection when it is released.
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 

@@ -72,3 +72,27 @@ describe("stats with its database unreachable", () => {
     expect(res.body.checks.database).toMatch(/failing/);
   });
 });
+
+describe("a connection that breaks while a transaction holds it", () => {
+  it("fails that transaction's next query instead of crashing the process, and the pool recovers", async () => {
+    const pool = createPool("postgresql://postgres@127.0.0.1:5432/postgres", 2);
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on("uncaughtException", onUncaught);
+    try {
+      const client = await pool.connect();
+      await client.query("BEGIN");
+      const { pid } = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!;
+      // What a PostgreSQL restart does to every open connection.
+      await pool.query("SELECT pg_terminate_backend($1)", [pid]);
+      await new Promise((r) => setTimeout(r, 200));
+      await expect(client.query("SELECT 1")).rejects.toThrow();
+      client.release();
+      expect(uncaught).toEqual([]);
+      expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one).toBe(1);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+      await pool.end();
+    }
+  });
+});
