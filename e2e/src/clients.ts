@@ -150,3 +150,17 @@ export async function eventually<T>(read: () => Promise<T | undefined>, timeoutM
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** A delivered match suggestion, as far as the tests read it. */
+export type Delivered = { id: string; teams: Array<{ players: Array<{ playerId: string }> }> };
+
+/** A match's teams as lists of player ids. */
+export const teamsOf = (m: Delivered) => m.teams.map((t) => t.players.map((p) => p.playerId));
+
+/** A completion body: the first team wins, every player scores by rank. */
+export const result = (teams: string[][]) => ({
+  teams: teams.map((players, rank) => ({
+    rank,
+    players: players.map((playerId) => ({ playerId, score: 10 - rank })),
+  })),
+});

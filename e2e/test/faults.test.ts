@@ -8,7 +8,7 @@ import {
 } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
-import { eventually, newTenant, type RestClient } from "../src/clients.js";
+import { type Delivered, eventually, newTenant, type RestClient, result, teamsOf } from "../src/clients.js";
 import { freePort, type Platform, startPlatform } from "../src/platform.js";
 import {
   type PrivatePostgres,
@@ -122,14 +122,6 @@ afterAll(async () => {
   await postgres?.close();
 });
 
-type Delivered = { id: string; teams: Array<{ players: Array<{ playerId: string }> }> };
-const teamsOf = (m: Delivered) => m.teams.map((t) => t.players.map((p) => p.playerId));
-const result = (teams: string[][]) => ({
-  teams: teams.map((players, rank) => ({
-    rank,
-    players: players.map((playerId) => ({ playerId, score: 10 - rank })),
-  })),
-});
 const players = (...ids: string[]) => ({ players: ids.map((playerId) => ({ playerId })) });
 const duel = { numTeams: 2, numPlayersPerTeam: 1, servers: ["eu-1"], confirmationTimeout: 600 };
 

@@ -6,7 +6,15 @@ import {
 } from "@arena/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
-import { eventually, newTenant, type RestClient, SocketClient } from "../src/clients.js";
+import {
+  type Delivered,
+  eventually,
+  newTenant,
+  type RestClient,
+  result,
+  SocketClient,
+  teamsOf,
+} from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
 
 /**
@@ -21,14 +29,6 @@ afterAll(async () => platform?.close());
 
 const game = { numTeams: 2, numPlayersPerTeam: 2, servers: ["eu-1", "us-1"], targetWaitingTime: 1 };
 const playerIds = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-type Delivered = { id: string; teams: Array<{ players: Array<{ playerId: string }> }> };
-const teamsOf = (m: Delivered) => m.teams.map((t) => t.players.map((p) => p.playerId));
-const result = (teams: string[][]) => ({
-  teams: teams.map((players, rank) => ({
-    rank,
-    players: players.map((playerId) => ({ playerId, score: 10 - rank })),
-  })),
-});
 
 async function fetchMatches(rest: RestClient, gameId: string, count: number): Promise<Delivered[]> {
   const all: Delivered[] = [];
