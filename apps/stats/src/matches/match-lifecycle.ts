@@ -11,7 +11,7 @@ import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
 import { inTransaction, type SqlClient, type SqlPool } from "../db.js";
 import type { Pusher, PushTarget } from "../push/pusher.js";
-import { transition, UNCONFIRMED } from "./match-state.js";
+import { appliesFrom, transition, UNCONFIRMED } from "./match-state.js";
 
 /** `POST /games/{gameId}/matches` answers at most this many suggestions per call. */
 export const MAX_FETCHED_MATCHES = 500;
@@ -22,6 +22,8 @@ const MAX_REOFFERED_PER_TICK = 500;
  * in `suggested` after this long: the process preparing the push died between its two steps.
  */
 const ORPHANED_PUSH_SECONDS = 30;
+/** Statuses a match is confirmed from (the state machine's, for the one-statement confirm). */
+const CONFIRMABLE = appliesFrom("confirm");
 /** A sweep fails at most this many timed-out suggestions of a game per tick. */
 const MAX_TIMED_OUT_PER_SWEEP = 1000;
 
@@ -252,6 +254,20 @@ export class MatchLifecycle {
       return;
     }
     const now = this.deps.clock.now();
+    // The common case in one statement (one round trip instead of five): the match is in a
+    // status the state machine confirms from; its players leave the queue with it.
+    const fast = await this.deps.pool.query(
+      `WITH confirmed AS (
+         UPDATE matches SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(acked_at, $4), updated_at = $4
+          WHERE tenant_id = $1 AND match_id = $2 AND game_id = $3 AND status = ANY($5::"MatchStatus"[])
+         RETURNING match_id),
+       left_queue AS (
+         DELETE FROM queue_players q USING confirmed c WHERE q.tenant_id = $1 AND q.match_id = c.match_id)
+       SELECT match_id FROM confirmed`,
+      [tenantId, matchId, gameId, now, CONFIRMABLE],
+    );
+    if (fast.rowCount === 1) return;
+    // Otherwise: not found, already confirmed (a repeat), or refused, decided on the locked row.
     await inTransaction(this.deps.pool, async (tx) => {
       const match = await this.matchRow(tx, tenantId, gameId, matchId, true);
       const verdict = transition(match.status, "confirm");

@@ -44,3 +44,10 @@ export function transition(from: MatchStatus, t: Transition): TransitionVerdict 
 
 /** Statuses whose players still hold their queue rows (state `matched`). */
 export const UNCONFIRMED: readonly MatchStatus[] = ["suggested", "delivered"];
+
+const ALL: readonly MatchStatus[] = ["suggested", "delivered", "confirmed", "completed", "failed"];
+
+/** The statuses from which `t` applies (for statements that check it in the database itself). */
+export function appliesFrom(t: Transition): MatchStatus[] {
+  return ALL.filter((s) => transition(s, t).kind === "apply");
+}
