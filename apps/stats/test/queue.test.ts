@@ -78,6 +78,20 @@ describe("the hosted queue", () => {
     expect(await states(api, gameId)).toEqual({ p1: "waiting" });
   });
 
+  it("keeps two overlapping submissions racing each other all or nothing: one wins whole, the other gets 409", async () => {
+    for (let round = 0; round < 10; round++) {
+      const { gameId, api } = await tenantWithGame();
+      const [first, second] = await Promise.all([
+        api.post(`/games/${gameId}/players`, players(["a", "b", "shared"])),
+        api.post(`/games/${gameId}/players`, players(["shared", "d", "e"])),
+      ]);
+      expect([first.status, second.status].sort()).toEqual([204, 409]);
+      const queued = Object.keys(await states(api, gameId)).sort();
+      expect(queued).toEqual(first.status === 204 ? ["a", "b", "shared"] : ["d", "e", "shared"]);
+      expect((first.status === 409 ? first : second).body.players).toEqual(["shared"]);
+    }
+  });
+
   it("names bad fields: a player listed twice, a server the game does not run on, an unknown game", async () => {
     const { gameId, api } = await tenantWithGame();
     const res = await api.post(`/games/${gameId}/players`, {

@@ -27,6 +27,8 @@ const latestStat = (tenant: string, game: string) => `SELECT season, mu, sigma F
 
 /** A game's matchmaking round takes at most this many waiting players, the longest waiting first. */
 export const MAX_PLAYERS_PER_ROUND = 20_000;
+/** PostgreSQL's unique_violation: a player already in the tenant's queue. */
+const UNIQUE_VIOLATION = "23505";
 
 /**
  * The hosted queue (SPEC §5), one row per waiting or matched player in PostgreSQL.
@@ -51,34 +53,44 @@ export class QueueStore {
     const { entries, errors } = submissionEntries(game, body, this.deps.newId ?? randomUUID);
     if (errors.length > 0) throw AppError.validation(errors);
     const now = this.deps.clock.now();
-    await inTransaction(this.deps.pool, async (tx) => {
-      const inserted = await tx.query<{ player_id: string }>(
-        `INSERT INTO queue_players (tenant_id, player_id, game_id, party_name, reference, servers, joined_at, updated_at)
-         SELECT $1, e.id, $2, $3, e.ref, CASE WHEN e.servers = '' THEN '{}'::text[] ELSE string_to_array(e.servers, E'\\x1f') END, $6, $6
-           FROM unnest($4::text[], $5::text[], $7::text[]) AS e(id, ref, servers)
-         ON CONFLICT (tenant_id, player_id) DO NOTHING
-         RETURNING player_id`,
-        [
-          tenantId,
-          game.gameId,
-          body.partyName ?? null,
-          entries.map((e) => e.playerId),
-          entries.map((e) => e.reference),
-          now,
-          // One text per player: its servers joined by the unit separator, which no name holds.
-          entries.map((e) => e.servers.join("\u001f")),
-        ],
-      );
-      if (inserted.rows.length < entries.length) {
-        const queued = new Set(inserted.rows.map((r) => r.player_id));
-        const taken = entries.flatMap((e, i) => (queued.has(e.playerId) ? [] : [{ e, i }]));
+    const ids = entries.map((e) => e.playerId);
+    // One statement, so all or nothing without a transaction (one round trip): a player already
+    // in the queue (waiting, or in an unconfirmed match) violates the key and nothing is inserted.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.deps.pool.query(
+          `INSERT INTO queue_players (tenant_id, player_id, game_id, party_name, reference, servers, joined_at, updated_at)
+           SELECT $1, e.id, $2, $3, e.ref, CASE WHEN e.servers = '' THEN '{}'::text[] ELSE string_to_array(e.servers, E'\\x1f') END, $6, $6
+             FROM unnest($4::text[], $5::text[], $7::text[]) AS e(id, ref, servers)`,
+          [
+            tenantId,
+            game.gameId,
+            body.partyName ?? null,
+            ids,
+            entries.map((e) => e.reference),
+            now,
+            // One text per player: its servers joined by the unit separator, which no name holds.
+            entries.map((e) => e.servers.join("\u001f")),
+          ],
+        );
+        break;
+      } catch (err) {
+        if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+        const queued = await this.deps.pool.query<{ player_id: string }>(
+          `SELECT player_id FROM queue_players WHERE tenant_id = $1 AND player_id = ANY($2::text[])`,
+          [tenantId, ids],
+        );
+        const held = new Set(queued.rows.map((r) => r.player_id));
+        const taken = ids.filter((id) => held.has(id));
+        // Gone again before the read (removed, or confirmed meanwhile): try once more.
+        if (taken.length === 0 && attempt < 2) continue;
         throw new AppError(
           "CONFLICT",
-          `Already waiting or in an unconfirmed match: ${taken.map((t) => t.e.playerId).join(", ")}; nothing was queued`,
-          { extensions: { players: taken.map((t) => t.e.playerId) } },
+          `Already waiting or in an unconfirmed match: ${taken.join(", ") || "a player of this request"}; nothing was queued`,
+          { extensions: { players: taken } },
         );
       }
-    });
+    }
     return entries.map((e) => ({ playerId: e.playerId, reference: e.reference, state: "waiting" }));
   }
 
