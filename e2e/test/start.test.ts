@@ -45,7 +45,8 @@ async function portIsFree(port: number): Promise<boolean> {
 /** An offset that puts all four apps on free ports, so this platform runs beside any other. */
 async function freeOffset(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const offset = 10_000 + Math.floor(Math.random() * 40_000);
+    // Ports 18000–30082: below Linux's ephemeral range, which other suites bind by the thousand.
+    const offset = 10_000 + Math.floor(Math.random() * 12_000);
     const free = await Promise.all(BASE_PORTS.map((p) => portIsFree(p + offset)));
     if (free.every(Boolean)) return offset;
   }

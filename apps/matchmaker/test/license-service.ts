@@ -7,12 +7,24 @@ import { createTestDatabase } from "@arena/database";
 const licenseApp = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "license");
 const ADMIN_TOKEN = "matchmaker-test-admin-token";
 
+/**
+ * A port below Linux's ephemeral range (32768–60999), which the suites running meanwhile use by the
+ * thousand (every supertest request binds port 0); random, and checked bindable.
+ */
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 12_000 + Math.floor(Math.random() * 6_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (bound) {
+      await new Promise((r) => server.close(r));
+      return port;
+    }
+  }
+  throw new Error("no free port found between 12000 and 18000");
 }
 
 /**
