@@ -1,34 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { freePort } from "@arena/service-kit/testing";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const appDir = (app: string) => join(root, "apps", app);
-
-/**
- * A port for a process to listen on, below Linux's ephemeral range (32768–60999): the other test
- * suites running meanwhile bind port 0 by the thousand (supertest does for every request), and one
- * of them may take an ephemeral port between our probe and the child's listen. Random, and checked
- * bindable.
- */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const server = createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => resolve(true));
-    });
-    if (bound) {
-      await new Promise((r) => server.close(r));
-      return port;
-    }
-  }
-  throw new Error("no free port found between 20000 and 32000");
-}
 
 export interface AppProcess {
   name: string;

@@ -5,7 +5,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { freePort } from "./platform.js";
+import { freePort } from "@arena/service-kit/testing";
 
 const run = promisify(execFile);
 

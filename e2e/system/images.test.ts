@@ -4,6 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { copyBuildContext, parseDockerfile } from "../src/dockerfile.js";
@@ -15,7 +16,6 @@ import {
   runContainer,
   runToEnd,
 } from "../src/image-replay.js";
-import { freePort } from "../src/platform.js";
 
 /**
  * Each app's image, built without a Docker engine: apps/<app>/Dockerfile's stages replayed on

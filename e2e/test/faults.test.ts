@@ -1,15 +1,9 @@
-import {
-  Agent,
-  createServer,
-  get as httpGet,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { freePort, keptAliveClient } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { type Delivered, eventually, newTenant, type RestClient, result, teamsOf } from "../src/clients.js";
-import { freePort, type Platform, startPlatform } from "../src/platform.js";
+import { type Platform, startPlatform } from "../src/platform.js";
 import {
   type PrivatePostgres,
   type PrivateRedis,
@@ -338,62 +332,6 @@ describe("PostgreSQL restarted", () => {
   });
 });
 
-/**
- * A game server's kept-alive connection: request after request on one socket, until an answer
- * says `Connection: close` (the replica drains; a real client goes to another one) or a new
- * connection is refused. Any reset is a request sent on a connection the replica had accepted.
- */
-async function keptAliveClient(
-  baseUrl: string,
-  token: string,
-  paths: string[],
-  outcomes: Map<string, number>,
-  answered: () => void = () => {},
-): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-  try {
-    for (let i = 0; ; i++) {
-      const answer = await new Promise<{ status: number; body: string; close: boolean }>(
-        (resolve, reject) => {
-          const req = httpGet(
-            `${baseUrl}${paths[i % paths.length]}`,
-            { agent, headers: { authorization: token } },
-            (res) => {
-              let body = "";
-              res.setEncoding("utf8");
-              res.on("data", (chunk) => {
-                body += chunk;
-              });
-              res.on("end", () =>
-                resolve({ status: res.statusCode ?? 0, body, close: res.headers.connection === "close" }),
-              );
-              res.on("error", reject);
-            },
-          );
-          req.on("error", reject);
-        },
-      ).catch((err: { code?: string }) => err.code ?? String(err));
-      if (answer === "ECONNREFUSED") return;
-      if (typeof answer === "string") {
-        count(answer);
-        return;
-      }
-      // A complete answer: its JSON body parses.
-      try {
-        JSON.parse(answer.body);
-        count(String(answer.status));
-        answered();
-      } catch {
-        count(`${answer.status} with a truncated body`);
-      }
-      if (answer.close) return;
-    }
-  } finally {
-    agent.destroy();
-  }
-}
-
 describe("SIGTERM under load", () => {
   it("answers every request on its kept-alive connections, resets none, and exits 0 in time", async () => {
     const shutdownTimeoutMs = 5000;
@@ -408,11 +346,26 @@ describe("SIGTERM under load", () => {
     const paths = ["/games/load/players", "/games/load"];
     // The signal comes once every client holds an accepted connection: one still in the listen
     // backlog when the listener closes is reset by the kernel (a load balancer drains first).
+    const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
     const connected: Array<Promise<void>> = [];
     const clients = Array.from({ length: 20 }, () => {
       let first!: () => void;
       connected.push(new Promise<void>((r) => (first = r)));
-      return keptAliveClient(replica.url, token, paths, outcomes, () => first());
+      return keptAliveClient(
+        (i) => `${replica.url}${paths[i % paths.length]}`,
+        (outcome) => {
+          if (typeof outcome === "string") return count(outcome);
+          // A complete answer: its JSON body parses.
+          try {
+            JSON.parse(outcome.body);
+            count(String(outcome.status));
+            first();
+          } catch {
+            count(`${outcome.status} with a truncated body`);
+          }
+        },
+        { authorization: token },
+      );
     });
     await Promise.all(connected);
     await new Promise((r) => setTimeout(r, 1000));

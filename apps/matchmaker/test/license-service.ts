@@ -1,31 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase } from "@arena/database";
+import { freePort } from "@arena/service-kit/testing";
 
 const licenseApp = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "license");
 const ADMIN_TOKEN = "matchmaker-test-admin-token";
-
-/**
- * A port below Linux's ephemeral range (32768–60999), which the suites running meanwhile use by the
- * thousand (every supertest request binds port 0); random, and checked bindable.
- */
-async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = 12_000 + Math.floor(Math.random() * 6_000);
-    const server = createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => resolve(true));
-    });
-    if (bound) {
-      await new Promise((r) => server.close(r));
-      return port;
-    }
-  }
-  throw new Error("no free port found between 12000 and 18000");
-}
 
 /**
  * The real license service, built and run as its own process on a database of its own, so the
@@ -37,8 +17,9 @@ export async function startLicenseService() {
     migrationsDir: join(licenseApp, "prisma", "migrations"),
     prefix: "arena_test_mm_license",
   });
-  let port = await freePort();
-  let url = `http://127.0.0.1:${port}`;
+  // Its own range, below the ephemeral one (see freePort) and apart from the e2e suite's.
+  const port = await freePort(12_000, 6_000);
+  const url = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
 
   /** Starts the service process; does nothing while it runs. */
@@ -62,32 +43,11 @@ export async function startLicenseService() {
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`license service exited with ${child.exitCode}`);
       try {
-        if ((await fetch(`${url}/readyz`)).ok) {
-          // The port came from freePort: with many suites starting servers at once, another
-          // process may have bound it first and answered. Ours then exits (EADDRINUSE) at once.
-          await new Promise((r) => setTimeout(r, 300));
-          if (child.exitCode !== null) throw new PortTakenError();
-          return;
-        }
-      } catch (err) {
-        if (err instanceof PortTakenError) throw err;
-      }
+        if ((await fetch(`${url}/readyz`)).ok) return;
+      } catch {}
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error("license service did not become ready");
-  }
-
-  /** The first start: on another port when the chosen one turned out to be taken. */
-  async function startOnAFreePort(): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await start();
-      } catch (err) {
-        if (!(err instanceof PortTakenError) || attempt === 3) throw err;
-        port = await freePort();
-        url = `http://127.0.0.1:${port}`;
-      }
-    }
   }
 
   async function stop(): Promise<void> {
@@ -107,7 +67,7 @@ export async function startLicenseService() {
     return res.status === 204 ? null : ((await res.json()) as Record<string, string>);
   }
 
-  await startOnAFreePort();
+  await start();
   return {
     url,
     start,
@@ -118,10 +78,4 @@ export async function startLicenseService() {
       await database.drop();
     },
   };
-}
-
-class PortTakenError extends Error {
-  constructor() {
-    super("the license service exited right after its port answered: another process holds that port");
-  }
 }

@@ -1,8 +1,8 @@
-import { Agent, get as httpGet } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { describe, expect, it } from "@jest/globals";
 import { createLogger, createServiceApp, serve } from "../src/index.js";
+import { keptAliveClient } from "../src/testing.js";
 
 describe("serve", () => {
   it("finishes in-flight requests, refuses new ones, then runs the close hooks", async () => {
@@ -78,51 +78,6 @@ describe("serve", () => {
   });
 });
 
-/**
- * One kept-alive connection (`http.Agent`, one socket) sending request after request until an
- * answer says `Connection: close` (the server is draining: a real client goes elsewhere) or a new
- * connection is refused. Counts answers by status, and every error: a reset here is a request
- * sent on a connection the server had accepted.
- */
-async function keptAliveClient(
-  url: string,
-  outcomes: Map<string, number>,
-  answered: () => void,
-): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-  try {
-    for (;;) {
-      const answer = await new Promise<{ status: number; body: string; close: boolean }>(
-        (resolve, reject) => {
-          const req = httpGet(url, { agent }, (res) => {
-            let body = "";
-            res.setEncoding("utf8");
-            res.on("data", (chunk) => {
-              body += chunk;
-            });
-            res.on("end", () =>
-              resolve({ status: res.statusCode ?? 0, body, close: res.headers.connection === "close" }),
-            );
-            res.on("error", reject);
-          });
-          req.on("error", reject);
-        },
-      ).catch((err: { code?: string }) => err.code ?? String(err));
-      if (answer === "ECONNREFUSED") return;
-      if (typeof answer === "string") {
-        count(answer);
-        return;
-      }
-      count(`${answer.status} ${answer.body}`);
-      answered();
-      if (answer.close) return;
-    }
-  } finally {
-    agent.destroy();
-  }
-}
-
 describe("serve under load", () => {
   it("answers every request on its kept-alive connections while stopping, and resets none", async () => {
     const logger = createLogger({ name: "test", level: "silent" });
@@ -145,11 +100,19 @@ describe("serve under load", () => {
     // still in the listen backlog when the listener closes is reset by the kernel, which no server
     // can prevent (only a load balancer draining first can), and a loaded machine may leave one
     // there for hundreds of milliseconds.
+    const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
     const connected: Array<Promise<void>> = [];
     const clients = Array.from({ length: 20 }, () => {
       let first!: () => void;
       connected.push(new Promise<void>((r) => (first = r)));
-      return keptAliveClient(url, outcomes, () => first());
+      return keptAliveClient(
+        () => url,
+        (outcome) => {
+          if (typeof outcome === "string") return count(outcome);
+          count(`${outcome.status} ${outcome.body}`);
+          first();
+        },
+      );
     });
     await Promise.all(connected);
     await new Promise((r) => setTimeout(r, 300));
