@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { validateMatchmakingResponse } from "@arena/contracts";
 import { createLogger } from "@arena/service-kit";
 import { describe, expect, it } from "@jest/globals";
@@ -134,6 +135,9 @@ describe("bodies the parser must refuse", () => {
   });
 });
 
+/** Sends a Buffer body as its bytes (superagent would JSON.stringify it for a JSON content type). */
+const rawBytes = (body: unknown) => body as string;
+
 describe("text the client meant", () => {
   it("answers escaped non-ASCII server names with exactly the names meant, as UTF-8", async () => {
     const names = ["S\u00e3o Paulo", "\ud83c\udfae-arena", "line\u2028sep", "caf\u00e9"];
@@ -176,13 +180,45 @@ describe("text the client meant", () => {
 
   it("writes a rating given as 15e2 as 1500.0 on every answer path", async () => {
     const ascii = `{"game_mode":{"numTeams":2,"numPlayersPerTeam":1},"now":${NOW},"tickets":[{"ticketId":"a","joinTimestamp":${NOW},"rating":15e2,"servers":["eu-1"]}]}`;
-    // A non-ASCII body takes the parsed-ticket writer.
-    const nonAscii = ascii.replace('"eu-1"', '"eu-\u00e9"');
-    for (const body of [ascii, nonAscii]) {
-      const res = await post(newApp(), body);
+    // ASCII and other UTF-8 bodies are answered from their bytes; invalid UTF-8 from the parsed tickets.
+    const utf8 = Buffer.from(ascii.replace('"eu-1"', '"eu-\u00e9"'));
+    const invalid = Buffer.from(ascii.replace('"eu-1"', '"eu-#"'));
+    invalid[invalid.indexOf("#")] = 0xff;
+    for (const body of [Buffer.from(ascii), utf8, invalid]) {
+      const res = await request(newApp())
+        .post("/matchmaking/basic")
+        .set("content-type", "application/json")
+        .serialize(rawBytes)
+        .send(body);
       expect(res.status).toBe(200);
       expect(res.text).toContain('"rating":1500.0');
     }
+  });
+
+  it("answers a body with invalid UTF-8 in valid UTF-8, with the text that was matched", async () => {
+    const text = `{"game_mode":{"numTeams":2,"numPlayersPerTeam":1},"now":${NOW},"tickets":[{"ticketId":"a#","joinTimestamp":${NOW},"rating":1500,"servers":["caf\u00e9"]},{"ticketId":"b","joinTimestamp":${NOW},"rating":1500,"servers":["caf\u00e9"]}]}`;
+    const body = Buffer.from(text);
+    body[body.indexOf("#")] = 0xc3; // a lead byte with no continuation
+    const res = await request(newApp())
+      .post("/matchmaking/basic")
+      .set("content-type", "application/json")
+      .buffer(true)
+      .parse((r, done) => {
+        const chunks: Buffer[] = [];
+        r.on("data", (c: Buffer) => chunks.push(c));
+        r.on("end", () => done(null, Buffer.concat(chunks)));
+      })
+      .serialize(rawBytes)
+      .send(body);
+    expect(res.status).toBe(200);
+    const bytes = res.body as Buffer;
+    expect(isUtf8(bytes)).toBe(true);
+    const answer = JSON.parse(bytes.toString("utf8"));
+    const ids = answer.matchSuggestions[0].teams.flatMap((t: { tickets: Array<{ ticketId: string }> }) =>
+      t.tickets.map((x) => x.ticketId),
+    );
+    expect(ids.sort()).toEqual(["a\ufffd", "b"]);
+    expect(answer.matchSuggestions[0].server).toBe("caf\u00e9");
   });
 });
 

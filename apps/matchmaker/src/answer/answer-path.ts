@@ -1,15 +1,21 @@
 import type { MatchResult } from "../matching/index.js";
+import type { BytePool } from "./byte-pool.js";
 import type { RawJsonBody } from "./raw-json-body.js";
-import { answerIsAscii, serializeMatchResult, writeMatchResultFromSpans } from "./response-serializer.js";
+import { serializeMatchResult, writeMatchResultFromSpans } from "./response-serializer.js";
 import type { SpanScanner } from "./span-scanner.js";
 import type { TicketSpans } from "./ticket-spans.js";
 
+export interface WrittenAnswer {
+  body: string | Buffer;
+  /** Call once the response is sent: `body`'s buffer may then be reused by another answer. */
+  release: () => void;
+}
+
 /**
- * The answer of one request, started as soon as the body is parsed: for an ASCII body the ticket
- * spans are looked for (on the scanner's worker thread) while the request thread validates and
- * matches; `write` then assembles the answer from slices of the request's own text, or serializes
- * the parsed tickets when there are no spans (non-ASCII body, a ticket the scanner steps aside for,
- * a failed scan). Both give the same JSON.
+ * The answer of one request, started as soon as the body is parsed: the ticket spans are looked for
+ * (on the scanner's worker thread) while the request thread validates and matches; `write` then
+ * assembles the answer's bytes from copies of the request's own, or serializes the parsed tickets
+ * when there are no spans (a ticket the scanner steps aside for, a failed scan). Both give the same JSON.
  */
 export class PendingAnswer {
   private readonly spans: Promise<TicketSpans | null> | null;
@@ -21,18 +27,19 @@ export class PendingAnswer {
   ) {
     const tickets = (body as { tickets?: unknown } | null)?.tickets;
     this.spans =
-      raw?.asciiText === undefined || !Array.isArray(tickets)
+      raw === undefined || !Array.isArray(tickets)
         ? null
         : scanner.scan(raw.bytes, tickets.length).catch(() => null);
   }
 
-  async write(result: MatchResult): Promise<string | Buffer> {
-    const text = this.raw?.asciiText;
+  /**
+   * The answer's text or bytes; bytes are written into a buffer of `pool`'s, and `release` gives it
+   * back once the response has been sent (never before: the socket may still be reading it).
+   */
+  async write(result: MatchResult, pool: BytePool): Promise<WrittenAnswer> {
     const spans = this.spans ? await this.spans : null;
-    if (text === undefined || !spans) return serializeMatchResult(result);
-    const answer = writeMatchResultFromSpans(result, text, spans);
-    // An ASCII answer (slices of an ASCII request, uuids, numbers, ASCII server names) is its own
-    // UTF-8 in latin1, and converting it is a plain copy without a UTF-8 pass.
-    return answerIsAscii(result) ? Buffer.from(answer, "latin1") : answer;
+    if (this.raw === undefined || !spans) return { body: serializeMatchResult(result), release: () => {} };
+    const answer = writeMatchResultFromSpans(result, this.raw.bytes, spans, pool);
+    return { body: answer.bytes, release: () => answer.release() };
   }
 }

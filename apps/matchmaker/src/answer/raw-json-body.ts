@@ -1,12 +1,11 @@
-import { isAscii } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { type BodyParser, createJsonBodyParser } from "@arena/service-kit";
 import type { Request } from "express";
 
 /** A request body as received (after content-encoding), kept for the answer path. */
 export interface RawJsonBody {
+  /** The body's UTF-8 bytes; the answer copies each ticket from them. */
   bytes: Buffer;
-  /** The body's text when it is all ASCII: latin1 decoding, a plain copy, and offsets are bytes. */
-  asciiText?: string;
 }
 
 const rawBodies = new WeakMap<Request, RawJsonBody>();
@@ -18,11 +17,14 @@ export function rawBodyOf(req: Request): RawJsonBody | undefined {
 
 /**
  * The matchmaker's body parser: the kit's (limit, compression, charset, syntax, depth), keeping the
- * bytes so the answer can copy each ticket's text instead of serializing it again. An ASCII body is
- * decoded once, as latin1 (a plain copy), and that text is both parsed and reused.
+ * bytes so the answer can copy each ticket's bytes instead of serializing it again. An ASCII body
+ * is decoded as latin1 for JSON.parse (a plain copy, no UTF-8 pass). Bytes that are not valid UTF-8
+ * are not kept: JSON.parse saw U+FFFD in their place, and the answer must say what was matched in
+ * valid UTF-8, so those requests are answered from the parsed tickets.
  */
 export const rawJsonBody: BodyParser = createJsonBodyParser({
   decode: (bytes) => (isAscii(bytes) ? bytes.toString("latin1") : undefined),
-  keep: (req, bytes, asciiText) =>
-    rawBodies.set(req, asciiText === undefined ? { bytes } : { bytes, asciiText }),
+  keep: (req, bytes, asciiText) => {
+    if (asciiText !== undefined || isUtf8(bytes)) rawBodies.set(req, { bytes });
+  },
 });

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import type { MatchResult, MatchTicket } from "../matching/index.js";
+import { BytePool } from "./byte-pool.js";
 import { floatText, serializeMatchResult, writeMatchResultFromSpans } from "./response-serializer.js";
 import { scanTicketSpans } from "./ticket-spans.js";
 
 const ascii = fc.string({
-  unit: fc.constantFrom("a", "b", "\\", '"', "/", "-", " ", "{", "}", "[", ",", ":"),
+  // Multi-byte characters too: the answer copies the request's UTF-8 bytes, whatever they spell.
+  unit: fc.constantFrom("a", "b", "\\", '"', "/", "-", " ", "{", "}", "[", ",", ":", "é", "€", "😀"),
   maxLength: 6,
 });
 
@@ -59,7 +61,7 @@ function fromSpans(body: string, tickets: MatchTicket[], result: MatchResult): s
   const raw = Buffer.from(body, "utf8");
   const spans = scanTicketSpans(raw, tickets.length);
   if (!spans) return null;
-  return writeMatchResultFromSpans(result, raw.toString("latin1"), spans);
+  return writeMatchResultFromSpans(result, raw, spans, new BytePool(undefined, 0)).bytes.toString("utf8");
 }
 
 describe("the answer assembled from the request's text", () => {

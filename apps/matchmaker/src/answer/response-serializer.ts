@@ -1,5 +1,7 @@
 import type { UnmatchedReason } from "@arena/contracts";
 import type { MatchResult, MatchTicket } from "../matching/index.js";
+import { AnswerBytes } from "./answer-bytes.js";
+import type { BytePool } from "./byte-pool.js";
 import type { TicketSpans } from "./ticket-spans.js";
 
 /**
@@ -53,37 +55,51 @@ function ticketText(ticket: MatchTicket): string {
   return `${text}}`;
 }
 
-function ticketListText(tickets: readonly MatchTicket[]): string {
-  let text = "[";
-  for (let i = 0; i < tickets.length; i++) {
-    if (i > 0) text += ",";
-    text += ticketText(tickets[i]!);
-  }
-  return `${text}]`;
+/**
+ * Where the answer is written: the parsed-ticket writer builds a string, the span writer bytes.
+ * `tickets` writes one list of tickets as a JSON array; it is called in answer order (every team of
+ * every match, then the unmatched tickets).
+ */
+interface AnswerSink {
+  text(value: string): void;
+  tickets(list: readonly MatchTicket[]): void;
 }
 
-/**
- * The answer's JSON text around its tickets: matches, teams, ids, servers and scores (as floats),
- * then the unmatched tickets. `ticketList` writes one list of tickets as a JSON array; it is
- * called in answer order (every team of every match, then the unmatched tickets).
- */
-function answerText(result: MatchResult, ticketList: (tickets: readonly MatchTicket[]) => string): string {
-  let text = '{"matchSuggestions":[';
+/** The answer's JSON around its tickets: matches, teams, ids, servers and scores (as floats), then the unmatched tickets. */
+function writeAnswer(result: MatchResult, out: AnswerSink): void {
+  out.text('{"matchSuggestions":[');
   const matches = result.matchSuggestions;
+  let server = "";
+  let serverJson = "";
   for (let m = 0; m < matches.length; m++) {
     const match = matches[m]!;
-    if (m > 0) text += ",";
-    text += `{"id":"${match.id}","server":${JSON.stringify(match.server)},"matchScore":${floatText(match.matchScore)},"teams":[`;
+    // Matches share a handful of servers: each name is escaped once per run of equal names.
+    if (m === 0 || match.server !== server) {
+      server = match.server;
+      serverJson = JSON.stringify(server);
+    }
+    // Piece by piece, never concatenated first: the byte writer copies each piece as it is.
+    out.text(m > 0 ? ',{"id":"' : '{"id":"');
+    out.text(match.id);
+    out.text('","server":');
+    out.text(serverJson);
+    out.text(',"matchScore":');
+    out.text(floatText(match.matchScore));
+    out.text(',"teams":[');
     for (let t = 0; t < match.teams.length; t++) {
       const team = match.teams[t]!;
-      if (t > 0) text += ",";
-      text += `{"id":"${team.id}","tickets":${ticketList(team.tickets)}}`;
+      out.text(t > 0 ? ',{"id":"' : '{"id":"');
+      out.text(team.id);
+      out.text('","tickets":');
+      out.tickets(team.tickets);
+      out.text("}");
     }
-    text += "]}";
+    out.text("]}");
   }
-  text += `],"unmatchedTickets":${ticketList(result.unmatchedTickets)}`;
-  if (result.unmatchedReasons !== undefined) text += unmatchedReasonsText(result);
-  return `${text}}`;
+  out.text('],"unmatchedTickets":');
+  out.tickets(result.unmatchedTickets);
+  if (result.unmatchedReasons !== undefined) out.text(unmatchedReasonsText(result));
+  out.text("}");
 }
 
 /** `,"unmatchedReasons":{ticketId: reason}` in the order of the unmatched tickets. */
@@ -97,40 +113,38 @@ function unmatchedReasonsText(result: MatchResult): string {
   return `${text}}`;
 }
 
-function isAsciiText(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
+class StringAnswer implements AnswerSink {
+  value = "";
+
+  text(value: string): void {
+    this.value += value;
+  }
+
+  tickets(list: readonly MatchTicket[]): void {
+    let text = "[";
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0) text += ",";
+      text += ticketText(list[i]!);
+    }
+    this.value += `${text}]`;
+  }
 }
 
 /**
- * Whether the answer written from an ASCII request is ASCII too, so its latin1 bytes are its UTF-8.
- * Slices, ids and numbers are; server names and reasons come from parsed values, and a client may
- * write `"S\u00e3o Paulo"` in plain ASCII.
- */
-export function answerIsAscii(result: MatchResult): boolean {
-  let last = "";
-  for (const match of result.matchSuggestions) {
-    if (match.server === last) continue;
-    if (!isAsciiText(match.server)) return false;
-    last = match.server;
-  }
-  for (const reason of result.unmatchedReasons ?? []) {
-    if (!isAsciiText(reason.detail ?? "")) return false;
-  }
-  return true;
-}
-
-/**
- * Writes the matchmaking answer as JSON text, in one pass over the result. Written by hand rather
- * than with JSON.stringify so ratings and scores come out as floats without touching the tickets;
- * it costs about as much as JSON.stringify of the tickets alone.
+ * Writes the matchmaking answer as JSON text from the parsed tickets, in one pass over the result.
+ * Written by hand rather than with JSON.stringify so ratings and scores come out as floats without
+ * touching the tickets. Used when the request's own bytes cannot be reused (see `writeMatchResultFromSpans`).
  */
 export function serializeMatchResult(result: MatchResult): string {
-  return answerText(result, ticketListText);
+  const out = new StringAnswer();
+  writeAnswer(result, out);
+  return out.value;
 }
 
 /** Added before a ticket's closing brace (which JSON.parse proved is its last byte) when it has none. */
-const CLOSING_CONSTRAINTS_MEMBER = ',"exactEqualityConstraints":{}}';
+const CLOSING_CONSTRAINTS_MEMBER = Buffer.from(',"exactEqualityConstraints":{}}');
+const EMPTY_OBJECT = Buffer.from("{}");
+const DOT_ZERO = Buffer.from(".0");
 
 const RATING_AS_WRITTEN = 0;
 const RATING_ADD_DOT = 1;
@@ -141,69 +155,101 @@ const RATING_REWRITE = 2;
  * (`1500`) gets `.0`, and an exponent (`15e2`) is written again as `floatText` writes it, so both
  * answer paths give the same text.
  */
-function ratingTextMode(text: string, start: number, end: number): number {
+function ratingTextMode(raw: Uint8Array, start: number, end: number): number {
   let dot = false;
   for (let k = start; k < end; k++) {
-    const c = text.charCodeAt(k);
+    const c = raw[k]!;
     if (c === 0x65 || c === 0x45) return RATING_REWRITE; // e E
     if (c === 0x2e) dot = true;
   }
   return dot ? RATING_AS_WRITTEN : RATING_ADD_DOT;
 }
 
-/** One ticket as the client wrote it, with its rating as a float and `{}` constraints. */
-function ticketFromSpans(text: string, spans: TicketSpans, t: number, ticket: MatchTicket): string {
-  const start = spans.start[t]!;
-  const end = spans.end[t]!;
-  const ratingStart = spans.ratingStart[t]!;
-  const ratingEnd = spans.ratingEnd[t]!;
-  const mode = ratingStart >= 0 ? ratingTextMode(text, ratingStart, ratingEnd) : RATING_AS_WRITTEN;
-  const changeRating = mode !== RATING_AS_WRITTEN;
-  const cStart = spans.constraintsStart[t]!;
-  const cEnd = spans.constraintsEnd[t]!;
-  // `null` constraints become `{}`; missing ones are added before the closing brace.
-  const nullConstraints = cStart >= 0 && cEnd - cStart === 4 && text.charCodeAt(cStart) === 0x6e;
-  if (!changeRating && cStart >= 0 && !nullConstraints) return text.slice(start, end);
-  // The usual ticket (no constraints, a fractional rating): one slice and the closing member.
-  if (!changeRating && cStart < 0) return text.slice(start, end - 1) + CLOSING_CONSTRAINTS_MEMBER;
-  let out = "";
-  let at = start;
-  if (nullConstraints && cStart < ratingEnd) {
-    out += `${text.slice(at, cStart)}{}`;
-    at = cEnd;
+/** The answer in bytes, each ticket copied from the request as the client wrote it. */
+class SpanAnswer implements AnswerSink {
+  private next = 0;
+
+  constructor(
+    private readonly raw: Buffer,
+    private readonly spans: TicketSpans,
+    private readonly order: Int32Array,
+    readonly out: AnswerBytes,
+  ) {}
+
+  text(value: string): void {
+    this.out.text(value);
   }
-  if (mode === RATING_ADD_DOT) {
-    out += `${text.slice(at, ratingEnd)}.0`;
-    at = ratingEnd;
-  } else if (mode === RATING_REWRITE) {
-    out += text.slice(at, ratingStart) + floatText(ticket.rating);
-    at = ratingEnd;
+
+  tickets(list: readonly MatchTicket[]): void {
+    const out = this.out;
+    for (let i = 0; i < list.length; i++) {
+      out.byte(i === 0 ? 0x5b : 0x2c); // [ ,
+      this.ticket(this.order[this.next++]!, list[i]!);
+    }
+    if (list.length === 0) out.byte(0x5b);
+    out.byte(0x5d); // ]
   }
-  if (nullConstraints && cStart > ratingEnd) {
-    out += `${text.slice(at, cStart)}{}`;
-    at = cEnd;
+
+  /** One ticket as the client wrote it, with its rating as a float and `{}` constraints. */
+  private ticket(t: number, ticket: MatchTicket): void {
+    const { raw, spans, out } = this;
+    const start = spans.start[t]!;
+    const end = spans.end[t]!;
+    const ratingStart = spans.ratingStart[t]!;
+    const ratingEnd = spans.ratingEnd[t]!;
+    const mode = ratingStart >= 0 ? ratingTextMode(raw, ratingStart, ratingEnd) : RATING_AS_WRITTEN;
+    const cStart = spans.constraintsStart[t]!;
+    const cEnd = spans.constraintsEnd[t]!;
+    // `null` constraints become `{}`; missing ones are added before the closing brace.
+    const nullConstraints = cStart >= 0 && cEnd - cStart === 4 && raw[cStart] === 0x6e;
+    let at = start;
+    if (mode !== RATING_AS_WRITTEN || nullConstraints) {
+      if (nullConstraints && cStart < ratingEnd) {
+        out.copy(raw, at, cStart);
+        out.copy(EMPTY_OBJECT, 0, 2);
+        at = cEnd;
+      }
+      if (mode === RATING_ADD_DOT) {
+        out.copy(raw, at, ratingEnd);
+        out.copy(DOT_ZERO, 0, 2);
+        at = ratingEnd;
+      } else if (mode === RATING_REWRITE) {
+        out.copy(raw, at, ratingStart);
+        out.text(floatText(ticket.rating));
+        at = ratingEnd;
+      }
+      if (nullConstraints && cStart > ratingEnd) {
+        out.copy(raw, at, cStart);
+        out.copy(EMPTY_OBJECT, 0, 2);
+        at = cEnd;
+      }
+    }
+    if (cStart >= 0) {
+      out.copy(raw, at, end);
+    } else {
+      out.copy(raw, at, end - 1);
+      out.copy(CLOSING_CONSTRAINTS_MEMBER, 0, CLOSING_CONSTRAINTS_MEMBER.length);
+    }
   }
-  if (cStart < 0) return out + text.slice(at, end - 1) + CLOSING_CONSTRAINTS_MEMBER;
-  return out + text.slice(at, end);
 }
 
 /**
- * The same answer as `serializeMatchResult`, assembled from the request's own text: each ticket is
- * a slice of what the client sent (see ticket-spans.ts), with `.0` after an integral rating and
- * `{}` for missing or null exactEqualityConstraints. V8 slices strings without copying and joins
- * them natively, so this costs a fraction of serializing the tickets again. `text` is the body
- * decoded as latin1, which is only valid when the body is ASCII (offsets are then bytes and
- * characters alike); `result.ticketOrder` says which request ticket comes next in the answer.
+ * The same answer as `serializeMatchResult`, as UTF-8 bytes assembled from the request's own: each
+ * ticket is a copy of the bytes the client sent (see ticket-spans.ts), with `.0` after an integral
+ * rating and `{}` for missing or null exactEqualityConstraints, written straight into the answer's
+ * buffer. This costs a fraction of serializing the tickets again. `raw` is the request body as
+ * received (UTF-8); `result.ticketOrder` says which request ticket comes next in the answer.
  */
-export function writeMatchResultFromSpans(result: MatchResult, text: string, spans: TicketSpans): string {
-  const order = result.ticketOrder;
-  let next = 0;
-  return answerText(result, (tickets) => {
-    let out = "[";
-    for (let i = 0; i < tickets.length; i++) {
-      if (i > 0) out += ",";
-      out += ticketFromSpans(text, spans, order[next++]!, tickets[i]!);
-    }
-    return `${out}]`;
-  });
+export function writeMatchResultFromSpans(
+  result: MatchResult,
+  raw: Buffer,
+  spans: TicketSpans,
+  pool: BytePool,
+): AnswerBytes {
+  // The tickets' bytes, the constraints most of them gain, and room for the matches around them.
+  const teams = result.matchSuggestions[0]?.teams.length ?? 0;
+  const capacity = raw.length + 40 * spans.count + result.matchSuggestions.length * (160 + 64 * teams);
+  const answer = new SpanAnswer(raw, spans, result.ticketOrder, new AnswerBytes(capacity, pool));
+  writeAnswer(result, answer);
+  return answer.out;
 }

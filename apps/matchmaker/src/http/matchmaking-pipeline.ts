@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "@arena/service-kit";
 import { PendingAnswer } from "../answer/answer-path.js";
+import { BytePool } from "../answer/byte-pool.js";
 import type { RawJsonBody } from "../answer/raw-json-body.js";
 import type { SpanScanner } from "../answer/span-scanner.js";
 import { findMatches, type MatchGameMode, type MatchTicket, SearchScratch } from "../matching/index.js";
@@ -36,6 +37,8 @@ export interface MatchmakingPipelineDeps {
 /** One request's outcome, for the answer and the metrics. */
 export interface MatchmakingOutcome {
   answer: string | Buffer;
+  /** Call once the answer has been sent: its buffer then serves the next answer. */
+  release: () => void;
   tickets: number;
   matches: number;
   unmatched: number;
@@ -49,6 +52,8 @@ export interface MatchmakingOutcome {
 export class MatchmakingPipeline {
   // Requests are matched one at a time on this thread, so they can share the search's memory.
   private readonly scratch = new SearchScratch();
+  // The answers' bytes, reused from one request to the next (see BytePool).
+  private readonly answerBuffers = new BytePool();
 
   constructor(private readonly deps: MatchmakingPipelineDeps) {}
 
@@ -80,8 +85,10 @@ export class MatchmakingPipeline {
       scratch: this.scratch,
     });
     const matchingSeconds = secondsSince(matchingStarted);
+    const written = await answer.write(result, this.answerBuffers);
     return {
-      answer: await answer.write(result),
+      answer: written.body,
+      release: written.release,
       tickets: tickets.length,
       matches: result.matchSuggestions.length,
       unmatched: result.unmatchedTickets.length,

@@ -23,6 +23,8 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     if (!warmingUp) deps.license.require(endpoint === "advanced" ? "advanced" : undefined);
     const body = requireJsonBody(req);
     const outcome = await deps.pipeline.run(endpoint, rawBodyOf(req), body, req.query.explain);
+    // Only a response sent in full gives its buffer back; an aborted one leaves it to the collector.
+    res.once("finish", outcome.release);
     res.type("application/json").send(outcome.answer);
     if (warmingUp) return;
     metrics.findMatchesSeconds.observe(outcome.matchingSeconds);
