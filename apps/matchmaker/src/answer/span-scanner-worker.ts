@@ -4,8 +4,18 @@ import { scanTicketSpans } from "./ticket-spans.js";
 
 parentPort?.on(
   "message",
-  ({ id, bytes, expectedCount }: { id: number; bytes: ArrayBuffer; expectedCount: number }) => {
-    const spans = scanTicketSpans(Buffer.from(bytes), expectedCount);
+  ({
+    id,
+    bytes,
+    length,
+    expectedCount,
+  }: {
+    id: number;
+    bytes: SharedArrayBuffer;
+    length: number;
+    expectedCount: number;
+  }) => {
+    const spans = scanTicketSpans(Buffer.from(bytes, 0, length), expectedCount);
     const transfer = spans
       ? [
           spans.start,

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { BytePool } from "./byte-pool.js";
 import { scanTicketSpans, type TicketSpans } from "./ticket-spans.js";
 
 /**
@@ -34,9 +35,9 @@ const WORKER_MIN_BYTES = 64 * 1024;
 
 /**
  * Scans on one worker thread (`span-scanner-worker.js`, compiled beside this file). The body is
- * copied into a transferable buffer, the spans come back as transferred typed arrays. If the worker
- * cannot start or dies, every scan falls back to the inline scanner, so a request never fails
- * because of it.
+ * copied into shared memory kept for the next scan, the spans come back as transferred typed
+ * arrays. If the worker cannot start or dies, every scan falls back to the inline scanner, so a
+ * request never fails because of it.
  */
 export function createWorkerSpanScanner(
   workerUrl = new URL("./span-scanner-worker.js", import.meta.url),
@@ -44,8 +45,9 @@ export function createWorkerSpanScanner(
   const inline = createInlineSpanScanner();
   const pending = new Map<
     number,
-    { resolve: (s: TicketSpans | null) => void; raw: Buffer; expectedCount: number }
+    { resolve: (s: TicketSpans | null) => void; raw: Buffer; expectedCount: number; copy: Buffer }
   >();
+  const copies = new BytePool((size) => Buffer.from(new SharedArrayBuffer(size)));
   let nextId = 0;
   let workerScans = 0;
   let worker: Worker | undefined;
@@ -73,6 +75,7 @@ export function createWorkerSpanScanner(
       const job = pending.get(reply.id);
       if (!job) return;
       pending.delete(reply.id);
+      copies.give(job.copy);
       workerScans++;
       job.resolve(reply.spans);
     });
@@ -87,12 +90,13 @@ export function createWorkerSpanScanner(
     scan(raw, expectedCount) {
       const target = raw.length >= WORKER_MIN_BYTES ? start() : undefined;
       if (!target) return inline.scan(raw, expectedCount);
-      const copy = new Uint8Array(raw.length);
-      copy.set(raw);
+      // Shared memory reused from scan to scan: the worker reads it in place, nothing is transferred.
+      const copy = copies.take(raw.length);
+      raw.copy(copy);
       const id = nextId++;
       return new Promise((resolve) => {
-        pending.set(id, { resolve, raw, expectedCount });
-        target.postMessage({ id, bytes: copy.buffer, expectedCount }, [copy.buffer]);
+        pending.set(id, { resolve, raw, expectedCount, copy });
+        target.postMessage({ id, bytes: copy.buffer, length: raw.length, expectedCount });
       });
     },
     get workerScans() {
