@@ -79,13 +79,14 @@ export function markdownReport(report: BenchReport): string {
     ]),
   );
   const firstRequest = table(
-    ["mode", "tickets", "first request after /readyz", "steady (median)", "ratio"],
+    ["mode", "tickets", "first request after /readyz", "steady (median)", "ratio", "every start"],
     report.firstRequest.map((c) => [
       c.mode,
       c.tickets.toLocaleString("en"),
       `${c.firstMs} ms`,
       `${c.steadyMedianMs} ms`,
       `×${c.ratio}`,
+      (c.ratios ?? [c.ratio]).map((r) => `×${r}`).join(", "),
     ]),
   );
   const quality = (report.quality as QualityReport).scenarios
@@ -121,7 +122,7 @@ export function markdownReport(report: BenchReport): string {
     "",
     explain,
     "",
-    "**First request**: a freshly started matchmaker (warm-up included) is sent a request as soon as `/readyz` answers 200.",
+    "**First request**: a freshly started matchmaker (warm-up included) is sent a request as soon as `/readyz` answers 200, then the same request until the time is steady; several fresh starts, the medians of their times and ratios.",
     "",
     firstRequest,
     "",

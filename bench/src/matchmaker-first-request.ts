@@ -9,6 +9,8 @@ export interface FirstRequestCase {
   /** Median of the requests after it (same body). */
   steadyMedianMs: number;
   ratio: number;
+  /** With several fresh starts: each start's ratio (`ratio` is then their median). */
+  ratios?: number[];
 }
 
 /**
@@ -45,4 +47,23 @@ export async function runFirstRequestBenchmark(
     });
   }
   return cases;
+}
+
+/**
+ * One first request is one sample of a noisy quantity (a collection or a compile landing in it
+ * doubles it), so the bench starts several fresh processes: per mode, the medians of their first
+ * and steady times and of their ratios, with every start's ratio listed.
+ */
+export function summariseStarts(starts: readonly FirstRequestCase[][]): FirstRequestCase[] {
+  return starts[0]!.map((c, i) => {
+    const runs = starts.map((s) => s[i]!);
+    return {
+      mode: c.mode,
+      tickets: c.tickets,
+      firstMs: round(median(runs.map((r) => r.firstMs))),
+      steadyMedianMs: round(median(runs.map((r) => r.steadyMedianMs))),
+      ratio: round(median(runs.map((r) => r.ratio))),
+      ratios: runs.map((r) => r.ratio),
+    };
+  });
 }
