@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { findMatches } from "./find-matches.js";
 import { DEFAULT_TARGET_WAITING_TIME, requiredScore } from "./match-quality.js";
 import { constraintKey } from "./queue-model.js";
+import { SearchScratch } from "./search-scratch.js";
 import type { MatchGameMode, MatchResult, MatchTicket } from "./types.js";
 
 const NOW = 1_700_000_000;
@@ -196,6 +197,23 @@ describe("findMatches on random queues", () => {
         expect(second.matchSuggestions.map((m) => [m.id, m.teams.map((t) => t.id)])).toEqual(
           first.matchSuggestions.map((m) => [m.id, m.teams.map((t) => t.id)]),
         );
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("gives the same result with a scratch reused across queues as with a fresh one", () => {
+    // One scratch serves queues of every size and mode in turn, as in the HTTP shell: arrays sized
+    // for a larger queue or match are reused for a smaller one.
+    const shared = new SearchScratch();
+    fc.assert(
+      fc.property(fc.array(queueArbitrary({ advanced: true }), { minLength: 1, maxLength: 6 }), (queues) => {
+        for (const queue of queues) {
+          const options = { now: NOW, idSeed: "seed", explain: true };
+          const reused = findMatches(queue.gameMode, queue.tickets, { ...options, scratch: shared });
+          const fresh = findMatches(queue.gameMode, queue.tickets, options);
+          expect(reused).toEqual(fresh);
+        }
       }),
       { numRuns: 150 },
     );
