@@ -193,6 +193,7 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
         ...(process.env.BENCH_STATS_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_STATS_POOL } : {}),
       },
       "/readyz",
+      (process.env.BENCH_STATS_FLAGS ?? "").split(" ").filter(Boolean),
     );
     services.push(stats);
     const gateway = await startService(
@@ -210,6 +211,7 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
         TENANT_RATE_LIMIT: "1000000000",
       },
       "/readyz",
+      (process.env.BENCH_GATEWAY_FLAGS ?? "").split(" ").filter(Boolean),
     );
     services.push(gateway);
 

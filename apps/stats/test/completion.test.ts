@@ -130,6 +130,21 @@ describe("completing a match", () => {
       .expect(200);
   });
 
+  it("stores players whose ids hold quotes, backslashes and any Unicode exactly as given", async () => {
+    // The transaction writes ids as escaped SQL literals: they must come back byte for byte.
+    const ids = ["o'brien", "back\\slash\\'--", "caf\u00e9 \u{1F3AE}", "semi;colon $1 \\x00"];
+    const teams = [[ids[0]!, ids[1]!], [ids[2]!, ids[3]!]];
+    const { matchId, body } = await playMatch(h, "acme", "squads", teams);
+    expect(body.players.map((p) => p.playerId).sort()).toEqual([...ids].sort());
+    for (const id of ids) {
+      const res = await h.as("acme").get(`/players/${encodeURIComponent(id)}`).expect(200);
+      expect(res.body).toMatchObject({ playerId: id, totalMatchesPlayed: 1 });
+    }
+    // A replay is answered from what was stored, ids included.
+    const replay = await h.as("acme", "server").post(path("squads", matchId), result(teams)).expect(200);
+    expect(replay.body).toEqual(body);
+  });
+
   it("answers 404 for an unknown match, a match of another game and another tenant's match", async () => {
     const teams = [["nia"], ["oz"]];
     const matchId = await createMatch(h, "acme", "duel", teams);

@@ -89,9 +89,10 @@ interface PlayerUpdate {
  * Completing a match: ratings, counts, ranking points, history and the stored answer in one
  * PostgreSQL transaction keyed by the match, then the leaderboard write in Redis.
  *
- * The transaction runs on a pooled `pg` connection with few round trips (lock the match and read
- * its roster; create and lock the players; read their starting points; one statement writing
- * statistics, totals, history, the match and the outbox), since it is the service's hot write.
+ * The transaction runs on a pooled `pg` connection in three round trips, since it is the
+ * service's hot write and each round trip is two system calls on both sides: BEGIN with the match
+ * lock and its roster; the players' creation and locks with their starting points; one statement
+ * writing statistics, totals, history, the match and the outbox, with the COMMIT.
  *
  * - The match row is locked first: a replay waits for the first completion and then gets its
  *   stored answer (same body) or a 409 (a different one).
@@ -120,7 +121,8 @@ export class MatchCompletion {
     const client = await this.deps.pool.connect();
     let result: Awaited<ReturnType<MatchCompletion["inTransaction"]>>;
     try {
-      // BEGIN travels with the first query (inTransaction), one round trip fewer.
+      // BEGIN travels with the first query and COMMIT with the last (inTransaction): three round
+      // trips in all. A replay changed nothing and ends its transaction here.
       result = await this.inTransaction(client, {
         tenantId,
         gameId,
@@ -130,7 +132,7 @@ export class MatchCompletion {
         season: season.number,
         now,
       });
-      await client.query("COMMIT");
+      if (result.kind === "replayed") await client.query("ROLLBACK");
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});
       throw err;
@@ -205,33 +207,39 @@ export class MatchCompletion {
     if (errors.length > 0) throw AppError.validation(errors);
 
     const sorted = body.teams.flatMap((t) => t.players.map((p) => p.playerId)).sort();
-    // Creates new players and locks every one, in a fixed order (no deadlock between completions).
-    const locked = await tx.query<LockedPlayer>(
+    // One round trip, two statements: the first creates new players and locks every one, in a
+    // fixed order (no deadlock between completions); the second reads their starting points with
+    // a snapshot of its own, taken after those locks, so a completion that shared a player has
+    // committed by then and no update is lost. The simple-query protocol takes no parameters: the
+    // values are escaped literals (player ids are the match's roster, checked above).
+    const lit = (value: string) => tx.escapeLiteral(value);
+    const ids = `ARRAY[${sorted.map(lit).join(",")}]::text[]`;
+    const [tenant, game] = [lit(tenantId), lit(gameId)];
+    const read = (await tx.query(
       `INSERT INTO players (tenant_id, player_id, updated_at)
-       SELECT $1, id, $3 FROM unnest($2::text[]) AS id
+       SELECT ${tenant}, id, ${lit(now.toISOString())}::timestamptz FROM unnest(${ids}) AS id
        ON CONFLICT (tenant_id, player_id) DO UPDATE SET updated_at = EXCLUDED.updated_at
-       RETURNING player_id, seq, total_matches, total_wins, total_losses, total_draws`,
-      [tenantId, sorted, now],
-    );
-    const playerRows = new Map(locked.rows.map((p) => [p.player_id, p]));
-    // Read after the locks: a completion that shared a player has committed by now.
-    const starts = await tx.query<StartingPoint>(
-      `SELECT ids.id AS player_id, s.season, s.mu, s.sigma, s.ranking_points, s.points_changed_at,
+       RETURNING player_id, seq, total_matches, total_wins, total_losses, total_draws;
+       SELECT ids.id AS player_id, s.season, s.mu, s.sigma, s.ranking_points, s.points_changed_at,
               s.wins, s.losses, s.draws, s.matches, o.wins AS other_wins, o.losses AS other_losses,
               o.matches AS other_matches
-         FROM unnest($4::text[]) AS ids(id)
+         FROM unnest(${ids}) AS ids(id)
          LEFT JOIN LATERAL (
               SELECT season, mu, sigma, ranking_points, points_changed_at, wins, losses, draws, matches
                 FROM player_stats ps
-               WHERE ps.tenant_id = $1 AND ps.player_id = ids.id AND ps.game_id = $2 AND ps.season <= $3
+               WHERE ps.tenant_id = ${tenant} AND ps.player_id = ids.id AND ps.game_id = ${game}
+                 AND ps.season <= ${sqlInteger(season)}
                ORDER BY season DESC LIMIT 1) s ON true
          LEFT JOIN LATERAL (
               SELECT coalesce(sum(wins), 0)::int AS wins, coalesce(sum(losses), 0)::int AS losses,
                      coalesce(sum(matches), 0)::int AS matches
                 FROM player_stats ps
-               WHERE ps.tenant_id = $1 AND ps.player_id = ids.id AND ps.season = $3 AND ps.game_id <> $2) o ON true`,
-      [tenantId, gameId, season, sorted],
-    );
+               WHERE ps.tenant_id = ${tenant} AND ps.player_id = ids.id AND ps.season = ${sqlInteger(season)}
+                 AND ps.game_id <> ${game}) o ON true`,
+    )) as unknown as [{ rows: LockedPlayer[] }, { rows: StartingPoint[] }];
+    const locked = read[0];
+    const starts = read[1];
+    const playerRows = new Map(locked.rows.map((p) => [p.player_id, p]));
     const start = new Map(starts.rows.map((r) => [r.player_id, r]));
     const ratings = await this.startingRatings(c, starts.rows);
 
@@ -340,8 +348,11 @@ export class MatchCompletion {
   }
 
   /**
-   * One statement (data-modifying CTEs all run): statistics rows, player totals and sequences,
-   * history, the match's result, and the outbox row, whose id it answers.
+   * One statement (data-modifying CTEs all run) and the COMMIT, in one round trip: statistics rows,
+   * player totals and sequences, history, the match's result, and the outbox row, whose id it
+   * answers. The rows travel as one JSON literal (the simple-query protocol takes no parameters,
+   * and COMMIT can only share a round trip there); JSON numbers are written in full precision.
+   * If the statement fails, PostgreSQL skips the COMMIT and the caller rolls back.
    */
   private async write(
     tx: SqlClient,
@@ -350,49 +361,56 @@ export class MatchCompletion {
     answer: CompleteMatchResponse,
     sortedIds: string[],
   ): Promise<string> {
-    const col = <T>(f: (x: PlayerUpdate) => T) => u.map(f);
-    const params = [
-      c.tenantId, // $1
-      c.gameId, // $2
-      c.season, // $3
-      c.now, // $4
-      c.matchId, // $5
-      col((x) => x.playerId), // $6
-      col((x) => x.after.mu), // $7
-      col((x) => x.after.sigma), // $8
-      col((x) => x.pointsAfter), // $9
-      col((x) => x.pointsChangedAt), // $10
-      col((x) => x.wins), // $11
-      col((x) => x.losses), // $12
-      col((x) => x.draws), // $13
-      col((x) => x.matches), // $14
-      col((x) => Math.round((displayRating(x.after) - displayRating(x.before)) * 100) / 100), // $15
-      col((x) => x.pointsAfter - x.pointsBefore), // $16
-      col((x) => x.seq.toString()), // $17
-      col((x) => x.totals.matches), // $18
-      col((x) => x.totals.wins), // $19
-      col((x) => x.totals.losses), // $20
-      col((x) => x.totals.draws), // $21
-      col((x) => x.teamIndex), // $22
-      col((x) => x.teamRank), // $23
-      col((x) => x.outcome), // $24
-      col((x) => x.score), // $25
-      col((x) => x.predictedWin), // $26
-      col((x) => x.before.mu), // $27
-      col((x) => x.before.sigma), // $28
-      col((x) => x.pointsBefore), // $29
-      c.canonical, // $30
-      JSON.stringify(answer), // $31
-      sortedIds, // $32
+    const rows = u.map((x) => ({
+      player_id: x.playerId,
+      mu: x.after.mu,
+      sigma: x.after.sigma,
+      ranking_points: x.pointsAfter,
+      points_changed_at: x.pointsChangedAt.toISOString(),
+      wins: x.wins,
+      losses: x.losses,
+      draws: x.draws,
+      matches: x.matches,
+      rating_delta: Math.round((displayRating(x.after) - displayRating(x.before)) * 100) / 100,
+      ranking_delta: x.pointsAfter - x.pointsBefore,
+      seq: x.seq.toString(),
+      total_matches: x.totals.matches,
+      total_wins: x.totals.wins,
+      total_losses: x.totals.losses,
+      total_draws: x.totals.draws,
+      team_index: x.teamIndex,
+      team_rank: x.teamRank,
+      outcome: x.outcome,
+      score: x.score,
+      predicted_win: x.predictedWin,
+      mu_before: x.before.mu,
+      sigma_before: x.before.sigma,
+      points_before: x.pointsBefore,
+    }));
+    const lit = (value: string) => tx.escapeLiteral(value);
+    const [tenant, game, match, season, now] = [
+      lit(c.tenantId),
+      lit(c.gameId),
+      lit(c.matchId),
+      sqlInteger(c.season),
+      `${lit(c.now.toISOString())}::timestamptz`,
     ];
-    const { rows } = await tx.query<{ id: string }>(
-      `WITH stats AS (
+    const ids = `ARRAY[${sortedIds.map(lit).join(",")}]::text[]`;
+    const results = (await tx.query(
+      `WITH v AS (
+         SELECT * FROM jsonb_to_recordset(${lit(JSON.stringify(rows))}::jsonb) AS v(
+                player_id text, mu float8, sigma float8, ranking_points int, points_changed_at timestamptz,
+                wins int, losses int, draws int, matches int, rating_delta float8, ranking_delta int,
+                seq bigint, total_matches int, total_wins int, total_losses int, total_draws int,
+                team_index int, team_rank int, outcome "Outcome", score float8, predicted_win float8,
+                mu_before float8, sigma_before float8, points_before int)),
+       stats AS (
          INSERT INTO player_stats (tenant_id, game_id, season, player_id, mu, sigma, ranking_points,
                 points_changed_at, wins, losses, draws, matches, rating_delta_last_game,
                 ranking_delta_last_game, board_seq, updated_at)
-         SELECT $1, $2, $3, v.*, $4 FROM unnest($6::text[], $7::float8[], $8::float8[], $9::int[],
-                $10::timestamptz[], $11::int[], $12::int[], $13::int[], $14::int[], $15::float8[], $16::int[],
-                $17::bigint[]) AS v
+         SELECT ${tenant}, ${game}, ${season}, v.player_id, v.mu, v.sigma, v.ranking_points,
+                v.points_changed_at, v.wins, v.losses, v.draws, v.matches, v.rating_delta,
+                v.ranking_delta, v.seq, ${now} FROM v
          ON CONFLICT (tenant_id, game_id, season, player_id) DO UPDATE SET
                 mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, ranking_points = EXCLUDED.ranking_points,
                 points_changed_at = EXCLUDED.points_changed_at, wins = EXCLUDED.wins,
@@ -401,31 +419,35 @@ export class MatchCompletion {
                 ranking_delta_last_game = EXCLUDED.ranking_delta_last_game,
                 board_seq = EXCLUDED.board_seq, updated_at = EXCLUDED.updated_at),
        totals AS (
-         UPDATE players AS p SET seq = v.seq, total_matches = v.m, total_wins = v.w, total_losses = v.l,
-                total_draws = v.d, updated_at = $4
-           FROM unnest($6::text[], $17::bigint[], $18::int[], $19::int[], $20::int[], $21::int[])
-                AS v(id, seq, m, w, l, d)
-          WHERE p.tenant_id = $1 AND p.player_id = v.id),
+         UPDATE players AS p SET seq = v.seq, total_matches = v.total_matches, total_wins = v.total_wins,
+                total_losses = v.total_losses, total_draws = v.total_draws, updated_at = ${now}
+           FROM v WHERE p.tenant_id = ${tenant} AND p.player_id = v.player_id),
        history AS (
          INSERT INTO match_results (tenant_id, match_id, game_id, season, completed_at, player_id,
                 team_index, team_rank, outcome, score, predicted_win, mu_before, sigma_before, mu_after,
                 sigma_after, points_before, points_after)
-         SELECT $1, $5, $2, $3, $4, v.* FROM unnest($6::text[], $22::int[], $23::int[], $24::"Outcome"[],
-                $25::float8[], $26::float8[], $27::float8[], $28::float8[], $7::float8[], $8::float8[],
-                $29::int[], $9::int[]) AS v),
+         SELECT ${tenant}, ${match}, ${game}, ${season}, ${now}, v.player_id, v.team_index, v.team_rank,
+                v.outcome, v.score, v.predicted_win, v.mu_before, v.sigma_before, v.mu, v.sigma,
+                v.points_before, v.ranking_points FROM v),
        result AS (
-         UPDATE matches SET status = 'completed', completed_at = $4, updated_at = $4,
-                result_request = $30, result_answer = $31::jsonb
-          WHERE tenant_id = $1 AND match_id = $5),
+         UPDATE matches SET status = 'completed', completed_at = ${now}, updated_at = ${now},
+                result_request = ${lit(c.canonical)}, result_answer = ${lit(JSON.stringify(answer))}::jsonb
+          WHERE tenant_id = ${tenant} AND match_id = ${match}),
        backfills AS (
-         UPDATE backfill_requests SET state = 'cancelled', updated_at = $4
-          WHERE tenant_id = $1 AND match_id = $5 AND state = 'searching')
+         UPDATE backfill_requests SET state = 'cancelled', updated_at = ${now}
+          WHERE tenant_id = ${tenant} AND match_id = ${match} AND state = 'searching')
        INSERT INTO leaderboard_outbox (tenant_id, game_id, season, player_ids)
-       VALUES ($1, $2, $3, $32::text[]) RETURNING id`,
-      params,
-    );
-    return rows[0]!.id;
+       VALUES (${tenant}, ${game}, ${season}, ${ids}) RETURNING id;
+       COMMIT`,
+    )) as unknown as [{ rows: Array<{ id: string }> }, unknown];
+    return results[0].rows[0]!.id;
   }
+}
+
+/** An integer written into SQL text; anything else is a bug, never text to interpolate. */
+function sqlInteger(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  return String(value);
 }
 
 function playerResult(
