@@ -178,6 +178,24 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
       return created.url;
     };
     const statsDatabaseUrl = await database("stats");
+    if (process.env.BENCH_PG_LOG) {
+      const dbName = new URL(statsDatabaseUrl).pathname.slice(1);
+      const admin = new pg.Client({ connectionString: statsDatabaseUrl });
+      await admin.connect();
+      if (process.env.BENCH_PG_LOG === "explain") {
+        for (const setting of [
+          "session_preload_libraries = 'auto_explain'",
+          "auto_explain.log_min_duration = 8",
+          "auto_explain.log_analyze = on",
+          "auto_explain.log_buffers = on",
+          "auto_explain.log_timing = on",
+        ])
+          await admin.query(`ALTER DATABASE "${dbName}" SET ${setting}`);
+      } else {
+        await admin.query(`ALTER DATABASE "${dbName}" SET log_min_duration_statement = 0`);
+      }
+      await admin.end();
+    }
     const gatewayDatabaseUrl = await database("gateway");
     const { matchmaker } = await startLicensedMatchmaker(root, services);
     const stats = await startService(
