@@ -133,11 +133,17 @@ describe("completing a match", () => {
   it("stores players whose ids hold quotes, backslashes and any Unicode exactly as given", async () => {
     // The transaction writes ids as escaped SQL literals: they must come back byte for byte.
     const ids = ["o'brien", "back\\slash\\'--", "caf\u00e9 \u{1F3AE}", "semi;colon $1 \\x00"];
-    const teams = [[ids[0]!, ids[1]!], [ids[2]!, ids[3]!]];
+    const teams = [
+      [ids[0]!, ids[1]!],
+      [ids[2]!, ids[3]!],
+    ];
     const { matchId, body } = await playMatch(h, "acme", "squads", teams);
     expect(body.players.map((p) => p.playerId).sort()).toEqual([...ids].sort());
     for (const id of ids) {
-      const res = await h.as("acme").get(`/players/${encodeURIComponent(id)}`).expect(200);
+      const res = await h
+        .as("acme")
+        .get(`/players/${encodeURIComponent(id)}`)
+        .expect(200);
       expect(res.body).toMatchObject({ playerId: id, totalMatchesPlayed: 1 });
     }
     // A replay is answered from what was stored, ids included.
