@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { freePort, keptAliveClient } from "@arena/service-kit/testing";
+import { freePort, keptAliveClients } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { type Delivered, eventually, newTenant, type RestClient, result, teamsOf } from "../src/clients.js";
@@ -342,32 +342,23 @@ describe("SIGTERM under load", () => {
     expect((await rest.call("PUT", "/games/load", duel)).status).toBe(200);
     expect((await rest.call("POST", "/games/load/players", players("x0"))).status).toBe(204);
 
-    const outcomes = new Map<string, number>();
     const paths = ["/games/load/players", "/games/load"];
-    // The signal comes once every client holds an accepted connection: one still in the listen
-    // backlog when the listener closes is reset by the kernel (a load balancer drains first).
-    const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-    const connected: Array<Promise<void>> = [];
-    const clients = Array.from({ length: 20 }, () => {
-      let first!: () => void;
-      connected.push(new Promise<void>((r) => (first = r)));
-      return keptAliveClient(
-        (i) => `${replica.url}${paths[i % paths.length]}`,
-        (outcome) => {
-          if (typeof outcome === "string") return count(outcome);
-          // A complete answer: its JSON body parses.
-          try {
-            JSON.parse(outcome.body);
-            count(String(outcome.status));
-            first();
-          } catch {
-            count(`${outcome.status} with a truncated body`);
-          }
-        },
-        { authorization: token },
-      );
-    });
-    await Promise.all(connected);
+    // The signal comes once every client holds an accepted connection (keptAliveClients).
+    const { outcomes, connected, done } = keptAliveClients(
+      20,
+      (i) => `${replica.url}${paths[i % paths.length]}`,
+      // A complete answer: its JSON body parses.
+      (answer) => {
+        try {
+          JSON.parse(answer.body);
+          return String(answer.status);
+        } catch {
+          return `${answer.status} with a truncated body`;
+        }
+      },
+      { authorization: token },
+    );
+    await connected;
     await new Promise((r) => setTimeout(r, 1000));
     const exit = new Promise<{ code: number | null; at: number }>((resolve) =>
       replica.child.once("exit", (code) => resolve({ code, at: Date.now() })),
@@ -376,7 +367,7 @@ describe("SIGTERM under load", () => {
     const before = outcomes.get("200") ?? 0;
     replica.child.kill("SIGTERM");
     const exited = await exit;
-    await Promise.all(clients);
+    await done;
 
     expect(exited.code).toBe(0);
     expect(exited.at - signalledAt).toBeLessThan(shutdownTimeoutMs);

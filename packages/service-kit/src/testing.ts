@@ -72,3 +72,47 @@ export async function keptAliveClient(
     agent.destroy();
   }
 }
+
+/** Kept-alive clients at work together: what they got, and when they are under way and done. */
+export interface KeptAliveLoad {
+  /** How many outcomes of each key: an error by its code, an answer by the caller's key for it. */
+  outcomes: Map<string, number>;
+  /** Resolves once every client has had an answer: each holds a connection the server accepted. */
+  connected: Promise<void>;
+  /** Resolves once every client has stopped. */
+  done: Promise<void>;
+}
+
+/**
+ * `count` kept-alive clients (`keptAliveClient`), their outcomes tallied by key. Signal a server
+ * to stop only after `connected`: a connection still in the listen backlog when the listener
+ * closes is reset by the kernel, which no server can prevent (a load balancer drains first).
+ */
+export function keptAliveClients(
+  count: number,
+  urlOf: (i: number) => string,
+  keyOf: (answer: { status: number; body: string }) => string,
+  headers: Record<string, string> = {},
+): KeptAliveLoad {
+  const outcomes = new Map<string, number>();
+  const tally = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+  const connected: Array<Promise<void>> = [];
+  const clients = Array.from({ length: count }, () => {
+    let answered!: () => void;
+    connected.push(new Promise<void>((resolve) => (answered = resolve)));
+    return keptAliveClient(
+      urlOf,
+      (outcome) => {
+        if (typeof outcome === "string") return tally(outcome);
+        tally(keyOf(outcome));
+        answered();
+      },
+      headers,
+    );
+  });
+  return {
+    outcomes,
+    connected: Promise.all(connected).then(() => {}),
+    done: Promise.all(clients).then(() => {}),
+  };
+}

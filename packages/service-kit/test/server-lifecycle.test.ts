@@ -2,7 +2,7 @@ import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { describe, expect, it } from "@jest/globals";
 import { createLogger, createServiceApp, serve } from "../src/index.js";
-import { keptAliveClient } from "../src/testing.js";
+import { keptAliveClients } from "../src/testing.js";
 
 describe("serve", () => {
   it("finishes in-flight requests, refuses new ones, then runs the close hooks", async () => {
@@ -94,30 +94,18 @@ describe("serve under load", () => {
       },
     });
     const running = await serve({ app, port: 0, host: "127.0.0.1", logger, lifecycle });
-    const outcomes = new Map<string, number>();
     const url = `http://127.0.0.1:${running.port}/work`;
-    // Stop once every client holds an accepted connection (and some time after): a connection
-    // still in the listen backlog when the listener closes is reset by the kernel, which no server
-    // can prevent (only a load balancer draining first can), and a loaded machine may leave one
-    // there for hundreds of milliseconds.
-    const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-    const connected: Array<Promise<void>> = [];
-    const clients = Array.from({ length: 20 }, () => {
-      let first!: () => void;
-      connected.push(new Promise<void>((r) => (first = r)));
-      return keptAliveClient(
-        () => url,
-        (outcome) => {
-          if (typeof outcome === "string") return count(outcome);
-          count(`${outcome.status} ${outcome.body}`);
-          first();
-        },
-      );
-    });
-    await Promise.all(connected);
+    // Stop once every client holds an accepted connection, and some time after: a loaded machine
+    // may leave a connection in the listen backlog for hundreds of milliseconds.
+    const { outcomes, connected, done } = keptAliveClients(
+      20,
+      () => url,
+      (answer) => `${answer.status} ${answer.body}`,
+    );
+    await connected;
     await new Promise((r) => setTimeout(r, 300));
     await running.stop();
-    await Promise.all(clients);
+    await done;
     expect([...outcomes.keys()]).toEqual(['200 {"done":true}']);
     // Every request the server read was answered in full.
     expect(outcomes.get('200 {"done":true}')).toBe(received);
