@@ -1,6 +1,6 @@
 import { validateBackfillRequest } from "@arena/contracts";
 import { AppError, requireJsonBody, validateOrThrow } from "@arena/service-kit";
-import { Router } from "express";
+import { type Request, type Response, Router } from "express";
 import { callerOf } from "../access/service-auth.js";
 import { gameIdParam, requireGame } from "../games/game-routes.js";
 import type { GameStore } from "../games/game-store.js";
@@ -25,29 +25,19 @@ export function backfillRoutes(deps: { games: GameStore; backfill: BackfillStore
     const backfillingRequestId = await backfill.request(tenantId, game, matchId, body);
     res.status(201).json({ backfillingRequestId });
   });
+  // GET reads a backfill request, DELETE cancels it: the same four ids, checked alike.
+  const requestRef = (req: Request<{ gameId: string; matchId: string; requestId: string }>, res: Response) =>
+    [
+      callerOf(res).tenantId,
+      gameIdParam(req.params.gameId),
+      matchIdParam(req.params.matchId),
+      requestIdParam(req.params.requestId),
+    ] as const;
   router.get("/games/:gameId/matches/:matchId/backfill/:requestId", async (req, res) => {
-    const { tenantId } = callerOf(res);
-    const gameId = gameIdParam(req.params.gameId);
-    res.json(
-      await backfill.get(
-        tenantId,
-        gameId,
-        matchIdParam(req.params.matchId),
-        requestIdParam(req.params.requestId),
-      ),
-    );
+    res.json(await backfill.get(...requestRef(req, res)));
   });
   router.delete("/games/:gameId/matches/:matchId/backfill/:requestId", async (req, res) => {
-    const { tenantId } = callerOf(res);
-    const gameId = gameIdParam(req.params.gameId);
-    res.json(
-      await backfill.cancel(
-        tenantId,
-        gameId,
-        matchIdParam(req.params.matchId),
-        requestIdParam(req.params.requestId),
-      ),
-    );
+    res.json(await backfill.cancel(...requestRef(req, res)));
   });
   return router;
 }
