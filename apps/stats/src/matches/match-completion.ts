@@ -212,12 +212,11 @@ export class MatchCompletion {
     // a snapshot of its own, taken after those locks, so a completion that shared a player has
     // committed by then and no update is lost. The simple-query protocol takes no parameters: the
     // values are escaped literals (player ids are the match's roster, checked above).
-    const lit = (value: string) => tx.escapeLiteral(value);
-    const ids = `ARRAY[${sorted.map(lit).join(",")}]::text[]`;
-    const [tenant, game] = [lit(tenantId), lit(gameId)];
+    const sql = sqlLiterals(tx, c, sorted);
+    const { tenant, game, ids } = sql;
     const read = (await tx.query(
       `INSERT INTO players (tenant_id, player_id, updated_at)
-       SELECT ${tenant}, id, ${lit(now.toISOString())}::timestamptz FROM unnest(${ids}) AS id
+       SELECT ${tenant}, id, ${sql.now} FROM unnest(${ids}) AS id
        ON CONFLICT (tenant_id, player_id) DO UPDATE SET updated_at = EXCLUDED.updated_at
        RETURNING player_id, seq, total_matches, total_wins, total_losses, total_draws;
        SELECT ids.id AS player_id, s.season, s.mu, s.sigma, s.ranking_points, s.points_changed_at,
@@ -228,13 +227,13 @@ export class MatchCompletion {
               SELECT season, mu, sigma, ranking_points, points_changed_at, wins, losses, draws, matches
                 FROM player_stats ps
                WHERE ps.tenant_id = ${tenant} AND ps.player_id = ids.id AND ps.game_id = ${game}
-                 AND ps.season <= ${sqlInteger(season)}
+                 AND ps.season <= ${sql.season}
                ORDER BY season DESC LIMIT 1) s ON true
          LEFT JOIN LATERAL (
               SELECT coalesce(sum(wins), 0)::int AS wins, coalesce(sum(losses), 0)::int AS losses,
                      coalesce(sum(matches), 0)::int AS matches
                 FROM player_stats ps
-               WHERE ps.tenant_id = ${tenant} AND ps.player_id = ids.id AND ps.season = ${sqlInteger(season)}
+               WHERE ps.tenant_id = ${tenant} AND ps.player_id = ids.id AND ps.season = ${sql.season}
                  AND ps.game_id <> ${game}) o ON true`,
     )) as unknown as [{ rows: LockedPlayer[] }, { rows: StartingPoint[] }];
     const locked = read[0];
@@ -307,7 +306,7 @@ export class MatchCompletion {
         );
       }),
     };
-    const outboxId = await this.write(tx, c, updates, answer, sorted);
+    const outboxId = await this.write(tx, sql, c.canonical, updates, answer);
     const entries = updates.map((u) => ({
       playerId: u.playerId,
       points: u.pointsAfter,
@@ -356,10 +355,10 @@ export class MatchCompletion {
    */
   private async write(
     tx: SqlClient,
-    c: { tenantId: string; gameId: string; matchId: string; season: number; now: Date; canonical: string },
+    sql: SqlLiterals,
+    canonical: string,
     u: PlayerUpdate[],
     answer: CompleteMatchResponse,
-    sortedIds: string[],
   ): Promise<string> {
     const rows = u.map((x) => ({
       player_id: x.playerId,
@@ -388,14 +387,7 @@ export class MatchCompletion {
       points_before: x.pointsBefore,
     }));
     const lit = (value: string) => tx.escapeLiteral(value);
-    const [tenant, game, match, season, now] = [
-      lit(c.tenantId),
-      lit(c.gameId),
-      lit(c.matchId),
-      sqlInteger(c.season),
-      `${lit(c.now.toISOString())}::timestamptz`,
-    ];
-    const ids = `ARRAY[${sortedIds.map(lit).join(",")}]::text[]`;
+    const { tenant, game, match, season, now, ids } = sql;
     const results = (await tx.query(
       `WITH v AS (
          SELECT * FROM jsonb_to_recordset(${lit(JSON.stringify(rows))}::jsonb) AS v(
@@ -431,7 +423,7 @@ export class MatchCompletion {
                 v.points_before, v.ranking_points FROM v),
        result AS (
          UPDATE matches SET status = 'completed', completed_at = ${now}, updated_at = ${now},
-                result_request = ${lit(c.canonical)}, result_answer = ${lit(JSON.stringify(answer))}::jsonb
+                result_request = ${lit(canonical)}, result_answer = ${lit(JSON.stringify(answer))}::jsonb
           WHERE tenant_id = ${tenant} AND match_id = ${match}),
        backfills AS (
          UPDATE backfill_requests SET state = 'cancelled', updated_at = ${now}
@@ -442,6 +434,33 @@ export class MatchCompletion {
     )) as unknown as [{ rows: Array<{ id: string }> }, unknown];
     return results[0].rows[0]!.id;
   }
+}
+
+/** A completion's values as SQL text, escaped once for both statements that use them. */
+interface SqlLiterals {
+  tenant: string;
+  game: string;
+  match: string;
+  season: string;
+  now: string;
+  /** The players' ids as a text[] literal. */
+  ids: string;
+}
+
+function sqlLiterals(
+  tx: SqlClient,
+  c: { tenantId: string; gameId: string; matchId: string; season: number; now: Date },
+  playerIds: readonly string[],
+): SqlLiterals {
+  const lit = (value: string) => tx.escapeLiteral(value);
+  return {
+    tenant: lit(c.tenantId),
+    game: lit(c.gameId),
+    match: lit(c.matchId),
+    season: sqlInteger(c.season),
+    now: `${lit(c.now.toISOString())}::timestamptz`,
+    ids: `ARRAY[${playerIds.map(lit).join(",")}]::text[]`,
+  };
 }
 
 /** An integer written into SQL text; anything else is a bug, never text to interpolate. */
