@@ -151,6 +151,9 @@ function randomResult(match: DeliveredMatch): CompleteMatchRequest {
   };
 }
 
+/** Node flags for one of the processes, from the environment (e.g. `--cpu-prof` to profile a run). */
+const nodeFlags = (variable: string) => (process.env[variable] ?? "").split(" ").filter(Boolean);
+
 const percentile = (sorted: readonly number[], p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
@@ -211,7 +214,7 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
         ...(process.env.BENCH_STATS_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_STATS_POOL } : {}),
       },
       "/readyz",
-      (process.env.BENCH_STATS_FLAGS ?? "").split(" ").filter(Boolean),
+      nodeFlags("BENCH_STATS_FLAGS"),
     );
     services.push(stats);
     const gateway = await startService(
@@ -229,7 +232,7 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
         TENANT_RATE_LIMIT: "1000000000",
       },
       "/readyz",
-      (process.env.BENCH_GATEWAY_FLAGS ?? "").split(" ").filter(Boolean),
+      nodeFlags("BENCH_GATEWAY_FLAGS"),
     );
     services.push(gateway);
 
