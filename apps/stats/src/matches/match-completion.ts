@@ -1,7 +1,7 @@
 import type { CompleteMatchRequest, CompleteMatchResponse, PlayerResult } from "@arena/contracts";
 import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
-import type { SqlClient, SqlPool } from "../db.js";
+import { prepare, type SqlClient, type SqlPool } from "../db.js";
 import type { BoardEntry, BoardRef, LeaderboardStore } from "../leaderboards/leaderboard-store.js";
 import { displayRating, displayUncertainty } from "../ratings/display-scale.js";
 import { nextRankingPoints } from "../ratings/ranking-points.js";
@@ -9,6 +9,15 @@ import { DEFAULT_RATING, type Rating, rateMatch } from "../ratings/rating-model.
 import { carryOver, seasonName } from "../seasons/season-rules.js";
 import type { SeasonStore } from "../seasons/season-store.js";
 import { canonicalCompletion, duplicatePlayers, rosterErrors } from "./completion-rules.js";
+import {
+  COMPLETION_STATEMENTS,
+  type CompletionLiterals,
+  completionLiterals,
+  LOCK_PLAYERS,
+  OPEN_MATCH,
+  STARTING_POINTS,
+  WRITE_RESULT,
+} from "./completion-sql.js";
 
 export interface CompletionMetrics {
   completed(result: "completed" | "replayed", seconds: number): void;
@@ -89,10 +98,12 @@ interface PlayerUpdate {
  * Completing a match: ratings, counts, ranking points, history and the stored answer in one
  * PostgreSQL transaction keyed by the match, then the leaderboard write in Redis.
  *
- * The transaction runs on a pooled `pg` connection in three round trips, since it is the
- * service's hot write and each round trip is two system calls on both sides: BEGIN with the match
- * lock and its roster; the players' creation and locks with their starting points; one statement
- * writing statistics, totals, history, the match and the outbox, with the COMMIT.
+ * The transaction runs on a pooled `pg` connection in two round trips, since it is the service's
+ * hot write and each round trip is two system calls on both sides: BEGIN with the match lock and
+ * its roster, the players' creation and locks and their starting points; then one statement
+ * writing statistics, totals, history, the match and the outbox, with the COMMIT. The statements
+ * (`completion-sql.ts`) are prepared once per connection, so PostgreSQL does not parse and plan
+ * them for every match.
  *
  * - The match row is locked first: a replay waits for the first completion and then gets its
  *   stored answer (same body) or a 409 (a different one).
@@ -121,7 +132,7 @@ export class MatchCompletion {
     const client = await this.deps.pool.connect();
     let result: Awaited<ReturnType<MatchCompletion["inTransaction"]>>;
     try {
-      // BEGIN travels with the first query and COMMIT with the last (inTransaction): three round
+      // BEGIN travels with the first query and COMMIT with the last (inTransaction): two round
       // trips in all. A replay changed nothing and ends its transaction here.
       result = await this.inTransaction(client, {
         tenantId,
@@ -174,17 +185,31 @@ export class MatchCompletion {
     | { kind: "replayed"; answer: CompleteMatchResponse }
     | { kind: "committed"; answer: CompleteMatchResponse; entries: BoardEntry[]; outboxId: string }
   > {
-    const { tenantId, gameId, matchId, body, season, now } = c;
-    // Syscalls dominate a completion's CPU here, so BEGIN and the match lock share one simple-query
-    // round trip; that protocol takes no parameters, so the two ids are escaped as literals.
+    const { gameId, matchId, body, season, now } = c;
+    // One round trip: BEGIN, the match lock with its roster, then the players' creation and locks
+    // in a fixed order (no deadlock between completions) and their starting points, read with a
+    // snapshot of its own taken after those locks (a completion that shared a player has committed
+    // by then: no update is lost). The players are the body's, taken before the roster check
+    // below; a body that fails it rolls back, so nothing it named is kept. The simple-query
+    // protocol takes no parameters: the values are escaped literals. The statements keep one
+    // generic plan each (checked on large tables by completion-plans.test): left to choose,
+    // PostgreSQL planned the starting points' read again for every match.
+    await prepare(tx, COMPLETION_STATEMENTS);
+    const sorted = body.teams.flatMap((t) => t.players.map((p) => p.playerId)).sort();
+    const sql = completionLiterals(tx, c, sorted);
     const opened = (await tx.query(
-      `BEGIN; SELECT m.game_id, m.status::text AS status, m.result_request, m.result_answer,
-              (SELECT coalesce(json_agg(json_build_array(p.player_id, p.dropped_at IS NOT NULL)), '[]'::json)
-                 FROM match_players p WHERE p.tenant_id = m.tenant_id AND p.match_id = m.match_id) AS roster
-         FROM matches m WHERE m.tenant_id = ${tx.escapeLiteral(tenantId)} AND m.match_id = ${tx.escapeLiteral(matchId)}
-          FOR UPDATE OF m`,
-    )) as unknown as Array<{ rows: MatchRow[] }>;
-    const match = opened[1]?.rows[0];
+      `BEGIN; SET LOCAL plan_cache_mode = force_generic_plan;
+       ${OPEN_MATCH.execute(sql.tenant, sql.match)};
+       ${LOCK_PLAYERS.execute(sql.tenant, sql.now, sql.ids)};
+       ${STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids)}`,
+    )) as unknown as [
+      unknown,
+      unknown,
+      { rows: MatchRow[] },
+      { rows: LockedPlayer[] },
+      { rows: StartingPoint[] },
+    ];
+    const match = opened[2].rows[0];
     if (!match || match.game_id !== gameId) {
       throw new AppError("NOT_FOUND", `Match ${matchId} of game ${gameId} does not exist`);
     }
@@ -206,38 +231,8 @@ export class MatchCompletion {
     );
     if (errors.length > 0) throw AppError.validation(errors);
 
-    const sorted = body.teams.flatMap((t) => t.players.map((p) => p.playerId)).sort();
-    // One round trip, two statements: the first creates new players and locks every one, in a
-    // fixed order (no deadlock between completions); the second reads their starting points with
-    // a snapshot of its own, taken after those locks, so a completion that shared a player has
-    // committed by then and no update is lost. The simple-query protocol takes no parameters: the
-    // values are escaped literals (player ids are the match's roster, checked above).
-    const sql = sqlLiterals(tx, c, sorted);
-    const { tenant, game, ids } = sql;
-    const read = (await tx.query(
-      `INSERT INTO players (tenant_id, player_id, updated_at)
-       SELECT ${tenant}, id, ${sql.now} FROM unnest(${ids}) AS id
-       ON CONFLICT (tenant_id, player_id) DO UPDATE SET updated_at = EXCLUDED.updated_at
-       RETURNING player_id, seq, total_matches, total_wins, total_losses, total_draws;
-       SELECT ids.id AS player_id, s.season, s.mu, s.sigma, s.ranking_points, s.points_changed_at,
-              s.wins, s.losses, s.draws, s.matches, o.wins AS other_wins, o.losses AS other_losses,
-              o.matches AS other_matches
-         FROM unnest(${ids}) AS ids(id)
-         LEFT JOIN LATERAL (
-              SELECT season, mu, sigma, ranking_points, points_changed_at, wins, losses, draws, matches
-                FROM player_stats ps
-               WHERE ps.tenant_id = ${tenant} AND ps.player_id = ids.id AND ps.game_id = ${game}
-                 AND ps.season <= ${sql.season}
-               ORDER BY season DESC LIMIT 1) s ON true
-         LEFT JOIN LATERAL (
-              SELECT coalesce(sum(wins), 0)::int AS wins, coalesce(sum(losses), 0)::int AS losses,
-                     coalesce(sum(matches), 0)::int AS matches
-                FROM player_stats ps
-               WHERE ps.tenant_id = ${tenant} AND ps.player_id = ids.id AND ps.season = ${sql.season}
-                 AND ps.game_id <> ${game}) o ON true`,
-    )) as unknown as [{ rows: LockedPlayer[] }, { rows: StartingPoint[] }];
-    const locked = read[0];
-    const starts = read[1];
+    const locked = opened[3];
+    const starts = opened[4];
     const playerRows = new Map(locked.rows.map((p) => [p.player_id, p]));
     const start = new Map(starts.rows.map((r) => [r.player_id, r]));
     const ratings = await this.startingRatings(c, starts.rows);
@@ -347,15 +342,13 @@ export class MatchCompletion {
   }
 
   /**
-   * One statement (data-modifying CTEs all run) and the COMMIT, in one round trip: statistics rows,
-   * player totals and sequences, history, the match's result, and the outbox row, whose id it
-   * answers. The rows travel as one JSON literal (the simple-query protocol takes no parameters,
-   * and COMMIT can only share a round trip there); JSON numbers are written in full precision.
+   * `WRITE_RESULT` and the COMMIT in one round trip. The rows travel as one JSON literal (the
+   * simple-query protocol takes no parameters, and COMMIT can only share a round trip there).
    * If the statement fails, PostgreSQL skips the COMMIT and the caller rolls back.
    */
   private async write(
     tx: SqlClient,
-    sql: SqlLiterals,
+    sql: CompletionLiterals,
     canonical: string,
     u: PlayerUpdate[],
     answer: CompleteMatchResponse,
@@ -387,86 +380,21 @@ export class MatchCompletion {
       points_before: x.pointsBefore,
     }));
     const lit = (value: string) => tx.escapeLiteral(value);
-    const { tenant, game, match, season, now, ids } = sql;
     const results = (await tx.query(
-      `WITH v AS (
-         SELECT * FROM jsonb_to_recordset(${lit(JSON.stringify(rows))}::jsonb) AS v(
-                player_id text, mu float8, sigma float8, ranking_points int, points_changed_at timestamptz,
-                wins int, losses int, draws int, matches int, rating_delta float8, ranking_delta int,
-                seq bigint, total_matches int, total_wins int, total_losses int, total_draws int,
-                team_index int, team_rank int, outcome "Outcome", score float8, predicted_win float8,
-                mu_before float8, sigma_before float8, points_before int)),
-       stats AS (
-         INSERT INTO player_stats (tenant_id, game_id, season, player_id, mu, sigma, ranking_points,
-                points_changed_at, wins, losses, draws, matches, rating_delta_last_game,
-                ranking_delta_last_game, board_seq, updated_at)
-         SELECT ${tenant}, ${game}, ${season}, v.player_id, v.mu, v.sigma, v.ranking_points,
-                v.points_changed_at, v.wins, v.losses, v.draws, v.matches, v.rating_delta,
-                v.ranking_delta, v.seq, ${now} FROM v
-         ON CONFLICT (tenant_id, game_id, season, player_id) DO UPDATE SET
-                mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, ranking_points = EXCLUDED.ranking_points,
-                points_changed_at = EXCLUDED.points_changed_at, wins = EXCLUDED.wins,
-                losses = EXCLUDED.losses, draws = EXCLUDED.draws, matches = EXCLUDED.matches,
-                rating_delta_last_game = EXCLUDED.rating_delta_last_game,
-                ranking_delta_last_game = EXCLUDED.ranking_delta_last_game,
-                board_seq = EXCLUDED.board_seq, updated_at = EXCLUDED.updated_at),
-       totals AS (
-         UPDATE players AS p SET seq = v.seq, total_matches = v.total_matches, total_wins = v.total_wins,
-                total_losses = v.total_losses, total_draws = v.total_draws, updated_at = ${now}
-           FROM v WHERE p.tenant_id = ${tenant} AND p.player_id = v.player_id),
-       history AS (
-         INSERT INTO match_results (tenant_id, match_id, game_id, season, completed_at, player_id,
-                team_index, team_rank, outcome, score, predicted_win, mu_before, sigma_before, mu_after,
-                sigma_after, points_before, points_after)
-         SELECT ${tenant}, ${match}, ${game}, ${season}, ${now}, v.player_id, v.team_index, v.team_rank,
-                v.outcome, v.score, v.predicted_win, v.mu_before, v.sigma_before, v.mu, v.sigma,
-                v.points_before, v.ranking_points FROM v),
-       result AS (
-         UPDATE matches SET status = 'completed', completed_at = ${now}, updated_at = ${now},
-                result_request = ${lit(canonical)}, result_answer = ${lit(JSON.stringify(answer))}::jsonb
-          WHERE tenant_id = ${tenant} AND match_id = ${match}),
-       backfills AS (
-         UPDATE backfill_requests SET state = 'cancelled', updated_at = ${now}
-          WHERE tenant_id = ${tenant} AND match_id = ${match} AND state = 'searching')
-       INSERT INTO leaderboard_outbox (tenant_id, game_id, season, player_ids)
-       VALUES (${tenant}, ${game}, ${season}, ${ids}) RETURNING id;
-       COMMIT`,
+      `${WRITE_RESULT.execute(
+        lit(JSON.stringify(rows)),
+        sql.tenant,
+        sql.game,
+        sql.season,
+        sql.match,
+        sql.now,
+        lit(canonical),
+        lit(JSON.stringify(answer)),
+        sql.ids,
+      )}; COMMIT`,
     )) as unknown as [{ rows: Array<{ id: string }> }, unknown];
     return results[0].rows[0]!.id;
   }
-}
-
-/** A completion's values as SQL text, escaped once for both statements that use them. */
-interface SqlLiterals {
-  tenant: string;
-  game: string;
-  match: string;
-  season: string;
-  now: string;
-  /** The players' ids as a text[] literal. */
-  ids: string;
-}
-
-function sqlLiterals(
-  tx: SqlClient,
-  c: { tenantId: string; gameId: string; matchId: string; season: number; now: Date },
-  playerIds: readonly string[],
-): SqlLiterals {
-  const lit = (value: string) => tx.escapeLiteral(value);
-  return {
-    tenant: lit(c.tenantId),
-    game: lit(c.gameId),
-    match: lit(c.matchId),
-    season: sqlInteger(c.season),
-    now: `${lit(c.now.toISOString())}::timestamptz`,
-    ids: `ARRAY[${playerIds.map(lit).join(",")}]::text[]`,
-  };
-}
-
-/** An integer written into SQL text; anything else is a bug, never text to interpolate. */
-function sqlInteger(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
-  return String(value);
 }
 
 function playerResult(

@@ -256,16 +256,18 @@ export class MatchLifecycle {
     const now = this.deps.clock.now();
     // The common case in one statement (one round trip instead of five): the match is in a
     // status the state machine confirms from; its players leave the queue with it.
-    const fast = await this.deps.pool.query(
-      `WITH confirmed AS (
+    // Named: each connection parses and plans it once (see PreparedStatement in db.ts).
+    const fast = await this.deps.pool.query({
+      name: "match_confirm",
+      text: `WITH confirmed AS (
          UPDATE matches SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(acked_at, $4), updated_at = $4
           WHERE tenant_id = $1 AND match_id = $2 AND game_id = $3 AND status = ANY($5::"MatchStatus"[])
          RETURNING match_id),
        left_queue AS (
          DELETE FROM queue_players q USING confirmed c WHERE q.tenant_id = $1 AND q.match_id = c.match_id)
        SELECT match_id FROM confirmed`,
-      [tenantId, matchId, gameId, now, CONFIRMABLE],
-    );
+      values: [tenantId, matchId, gameId, now, CONFIRMABLE],
+    });
     if (fast.rowCount === 1) return;
     // Otherwise: not found, already confirmed (a repeat), or refused, decided on the locked row.
     await inTransaction(this.deps.pool, async (tx) => {
