@@ -48,7 +48,12 @@ export interface StatsAppDeps {
   keys: RedisKeys;
   clock: Clock;
   config: Pick<StatsConfig, "SERVICE_TOKEN" | "REBUILD_WAIT_MS"> &
-    Partial<Pick<StatsConfig, "MATCHMAKER_URL" | "MATCHMAKING_LOCK_MS" | "MATCHMAKER_TIMEOUT_MS">>;
+    Partial<
+      Pick<
+        StatsConfig,
+        "MATCHMAKER_URL" | "MATCHMAKING_LOCK_MS" | "MATCHMAKER_TIMEOUT_MS" | "COMPLETION_TRANSACTIONS"
+      >
+    >;
   logger: Logger;
   /** The WebSocket push fan-out (`PushFanout` of @arena/redis); none: nothing is pushed. */
   pusher?: Pusher;
@@ -87,6 +92,12 @@ export function createApp(deps: StatsAppDeps): StatsApp {
       name: "stats_match_completion_seconds",
       help: "Time to complete a match: transaction and leaderboard write",
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [],
+    }),
+    completionBatch: new Histogram({
+      name: "stats_match_completion_batch_size",
+      help: "Completions per PostgreSQL transaction (completions that arrive together share one)",
+      buckets: [1, 2, 4, 8, 16, 32],
       registers: [],
     }),
     reads: new Counter({
@@ -167,6 +178,14 @@ export function createApp(deps: StatsAppDeps): StatsApp {
       help: "Leaderboard writes committed in PostgreSQL and not yet confirmed in Redis",
       registers: [],
     }),
+    completionsWaiting: new Gauge({
+      name: "stats_match_completions_waiting",
+      help: "Match completions waiting for a transaction (COMPLETION_TRANSACTIONS are all running)",
+      registers: [],
+      collect() {
+        this.set(completion.waiting);
+      },
+    }),
   };
 
   const games = new GameStore(db, clock);
@@ -199,7 +218,9 @@ export function createApp(deps: StatsAppDeps): StatsApp {
         metrics.completions.inc({ result });
         metrics.completionSeconds.observe(seconds);
       },
+      batch: (size) => metrics.completionBatch.observe(size),
     },
+    ...(config.COMPLETION_TRANSACTIONS ? { maxConcurrentBatches: config.COMPLETION_TRANSACTIONS } : {}),
   });
   const playerStats = new PlayerStatsService({ stats, games, seasons, leaderboards });
   const pusher = deps.pusher ?? noPusher;

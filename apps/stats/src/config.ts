@@ -52,6 +52,14 @@ export const statsConfigSchema = {
       description:
         "PostgreSQL connections of the matchmaking loop's own pool, beside DATABASE_POOL_SIZE: its rounds never wait behind request traffic",
     },
+    COMPLETION_TRANSACTIONS: {
+      type: "integer",
+      minimum: 1,
+      maximum: 50,
+      default: 4,
+      description:
+        "Match-completion transactions at once (each on a DATABASE_POOL_SIZE connection); completions that arrive meanwhile share the next one",
+    },
     OUTBOX_INTERVAL_MS: {
       type: "integer",
       minimum: 10,

@@ -32,7 +32,13 @@ export { databaseReadiness } from "@arena/database";
 
 /** PostgreSQL's deadlock and serialization failures: the transaction may simply run again. */
 const RETRYABLE = new Set(["40P01", "40001"]);
-const ATTEMPTS = 3;
+/** Attempts of a transaction that failed retryably, the first included. */
+export const TRANSACTION_ATTEMPTS = 3;
+
+export function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && RETRYABLE.has(code);
+}
 
 /**
  * Runs `fn` in one transaction on a pooled connection: committed when it returns, rolled back
@@ -44,8 +50,7 @@ export async function inTransaction<T>(pool: SqlPool, fn: (tx: SqlClient) => Pro
     try {
       return await transactionOnce(pool, fn);
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (attempt >= ATTEMPTS || code === undefined || !RETRYABLE.has(code)) throw err;
+      if (attempt >= TRANSACTION_ATTEMPTS || !isRetryable(err)) throw err;
     }
   }
 }

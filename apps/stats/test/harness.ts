@@ -48,6 +48,8 @@ export interface Caller {
 export interface InstanceOptions {
   redisUrl?: string;
   pusher?: Pusher;
+  /** Match-completion transactions at once (the app's default unless given). */
+  completionTransactions?: number;
 }
 
 /** A license that is always valid and advanced: the matchmaker's own tests cover licensing. */
@@ -114,6 +116,9 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
         REBUILD_WAIT_MS: 10_000,
         MATCHMAKER_URL: matchmaker.url,
         MATCHMAKING_LOCK_MS: 5000,
+        ...(options.completionTransactions
+          ? { COMPLETION_TRANSACTIONS: options.completionTransactions }
+          : {}),
       },
       logger,
       ...(options.pusher ? { pusher: options.pusher } : {}),

@@ -1,13 +1,14 @@
 import type { CompleteMatchRequest, CompleteMatchResponse, PlayerResult } from "@arena/contracts";
 import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
-import { prepare, type SqlClient, type SqlPool } from "../db.js";
+import { isRetryable, prepare, type SqlClient, type SqlPool, TRANSACTION_ATTEMPTS } from "../db.js";
 import type { BoardEntry, BoardRef, LeaderboardStore } from "../leaderboards/leaderboard-store.js";
 import { displayRating, displayUncertainty } from "../ratings/display-scale.js";
 import { nextRankingPoints } from "../ratings/ranking-points.js";
 import { DEFAULT_RATING, type Rating, rateMatch } from "../ratings/rating-model.js";
 import { carryOver, seasonName } from "../seasons/season-rules.js";
 import type { SeasonStore } from "../seasons/season-store.js";
+import { Batches } from "./batches.js";
 import { canonicalCompletion, duplicatePlayers, rosterErrors } from "./completion-rules.js";
 import {
   COMPLETION_STATEMENTS,
@@ -21,6 +22,8 @@ import {
 
 export interface CompletionMetrics {
   completed(result: "completed" | "replayed", seconds: number): void;
+  /** A transaction of `size` completions started. */
+  batch(size: number): void;
 }
 
 export interface MatchCompletionDeps {
@@ -32,6 +35,8 @@ export interface MatchCompletionDeps {
   leaderboards: LeaderboardStore;
   logger: Logger;
   metrics?: CompletionMetrics;
+  /** Completion transactions running at once (default 4); each holds a pooled connection. */
+  maxConcurrentBatches?: number;
 }
 
 export interface CompletionOutcome {
@@ -94,27 +99,81 @@ interface PlayerUpdate {
   totals: { matches: number; wins: number; losses: number; draws: number };
 }
 
+/** One completion as a batch carries it: the request, and how to answer it. */
+interface Job {
+  c: CompletionContext;
+  /** The body's player ids, sorted. */
+  players: string[];
+  settle(result: TxResult | { kind: "failed"; error: unknown }): void;
+}
+
+interface CompletionContext {
+  tenantId: string;
+  gameId: string;
+  matchId: string;
+  body: CompleteMatchRequest;
+  canonical: string;
+  season: number;
+  now: Date;
+}
+
+type TxResult =
+  | { kind: "replayed"; answer: CompleteMatchResponse }
+  | { kind: "committed"; answer: CompleteMatchResponse; entries: BoardEntry[]; outboxId: string };
+
+/** A job's fate once its match row is read under lock. */
+type Verdict =
+  | { kind: "proceed" }
+  | { kind: "replayed"; answer: CompleteMatchResponse }
+  | { kind: "refused"; error: AppError };
+
+/** Batches running at once, and completions per batch at most (see `Batches`). */
+const MAX_CONCURRENT_BATCHES = 4;
+const MAX_BATCH_SIZE = 32;
+
 /**
  * Completing a match: ratings, counts, ranking points, history and the stored answer in one
  * PostgreSQL transaction keyed by the match, then the leaderboard write in Redis.
  *
- * The transaction runs on a pooled `pg` connection in two round trips, since it is the service's
- * hot write and each round trip is two system calls on both sides: BEGIN with the match lock and
- * its roster, the players' creation and locks and their starting points; then one statement
- * writing statistics, totals, history, the match and the outbox, with the COMMIT. The statements
- * (`completion-sql.ts`) are prepared once per connection, so PostgreSQL does not parse and plan
- * them for every match.
+ * Completions are grouped (`Batches`): while four transactions are running, the completions that
+ * arrive wait, and the next transaction carries up to 32 of them, matches and players all
+ * distinct. A transaction is two round trips on a pooled `pg` connection, whatever it carries:
+ * BEGIN with the match locks and rosters, the players' creation and locks and their starting
+ * points; then one statement per match writing statistics, totals, history, the match and the
+ * outbox, with the COMMIT. The statements (`completion-sql.ts`) are prepared once per connection.
+ * Under the queue benchmark, round trips and commits were most of a completion's cost, on both
+ * sides of the socket.
  *
- * - The match row is locked first: a replay waits for the first completion and then gets its
- *   stored answer (same body) or a 409 (a different one).
- * - Players are locked (created if new) in playerId order, so completions sharing a player
- *   serialise on that player's row and never deadlock; statistics are read after the lock, so no
- *   update is lost.
+ * - Match rows are locked first, then players, each in one sorted order (tenant, then id), so
+ *   transactions sharing a player serialise on that player's row and never deadlock; statistics
+ *   are read after the locks, so no update is lost.
+ * - A replay waits for the first completion's lock and then gets its stored answer (same body)
+ *   or a 409 (a different one).
+ * - The players are locked before the roster check, from the body. When any completion of a
+ *   transaction is refused or replayed, the transaction rolls back (nothing a refused body named
+ *   is kept, a replay changes nothing), those are answered, and the rest run again in a new one.
+ *   A write that fails rolls the transaction back and each of its completions runs again alone,
+ *   so one bad completion cannot fail another.
  * - The leaderboard write is recorded in the outbox inside the transaction and removed once Redis
  *   has it; if Redis fails, the outbox worker applies it later, so the board converges.
  */
 export class MatchCompletion {
-  constructor(private readonly deps: MatchCompletionDeps) {}
+  private readonly batches: Batches<Job>;
+
+  constructor(private readonly deps: MatchCompletionDeps) {
+    this.batches = new Batches<Job>({
+      maxConcurrent: deps.maxConcurrentBatches ?? MAX_CONCURRENT_BATCHES,
+      maxSize: MAX_BATCH_SIZE,
+      fits: (batch, job) => batch.every((other) => !sharesMatchOrPlayer(other, job)),
+      run: (batch) => this.runBatch(batch),
+      started: (size) => deps.metrics?.batch(size),
+    });
+  }
+
+  /** Completions waiting for a transaction. */
+  get waiting(): number {
+    return this.batches.backlog;
+  }
 
   async complete(
     tenantId: string,
@@ -127,29 +186,23 @@ export class MatchCompletion {
     if (duplicates.length > 0) throw AppError.validation(duplicates);
     const canonical = canonicalCompletion(body);
     const season = await this.deps.seasons.current(tenantId);
-    const now = this.deps.clock.now();
-
-    const client = await this.deps.pool.connect();
-    let result: Awaited<ReturnType<MatchCompletion["inTransaction"]>>;
-    try {
-      // BEGIN travels with the first query and COMMIT with the last (inTransaction): two round
-      // trips in all. A replay changed nothing and ends its transaction here.
-      result = await this.inTransaction(client, {
-        tenantId,
-        gameId,
-        matchId,
-        body,
-        canonical,
-        season: season.number,
-        now,
-      });
-      if (result.kind === "replayed") await client.query("ROLLBACK");
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    const c = {
+      tenantId,
+      gameId,
+      matchId,
+      body,
+      canonical,
+      season: season.number,
+      now: this.deps.clock.now(),
+    };
+    const players = body.teams.flatMap((t) => t.players.map((p) => p.playerId)).sort();
+    const result = await new Promise<TxResult>((resolve, reject) =>
+      this.batches.submit({
+        c,
+        players,
+        settle: (r) => (r.kind === "failed" ? reject(r.error) : resolve(r)),
+      }),
+    );
     if (result.kind === "committed") {
       await this.publish({ tenantId, gameId, season: season.number }, result.entries, result.outboxId);
     }
@@ -170,72 +223,118 @@ export class MatchCompletion {
     }
   }
 
-  private async inTransaction(
-    tx: SqlClient,
-    c: {
-      tenantId: string;
-      gameId: string;
-      matchId: string;
-      body: CompleteMatchRequest;
-      canonical: string;
-      season: number;
-      now: Date;
-    },
-  ): Promise<
-    | { kind: "replayed"; answer: CompleteMatchResponse }
-    | { kind: "committed"; answer: CompleteMatchResponse; entries: BoardEntry[]; outboxId: string }
-  > {
-    const { gameId, matchId, body, season, now } = c;
-    // One round trip: BEGIN, the match lock with its roster, then the players' creation and locks
-    // in a fixed order (no deadlock between completions) and their starting points, read with a
-    // snapshot of its own taken after those locks (a completion that shared a player has committed
-    // by then: no update is lost). The players are the body's, taken before the roster check
-    // below; a body that fails it rolls back, so nothing it named is kept. The simple-query
-    // protocol takes no parameters: the values are escaped literals. The statements keep one
-    // generic plan each (checked on large tables by completion-plans.test): left to choose,
-    // PostgreSQL planned the starting points' read again for every match.
-    await prepare(tx, COMPLETION_STATEMENTS);
-    const sorted = body.teams.flatMap((t) => t.players.map((p) => p.playerId)).sort();
-    const sql = completionLiterals(tx, c, sorted);
-    const opened = (await tx.query(
-      `BEGIN; SET LOCAL plan_cache_mode = force_generic_plan;
-       ${OPEN_MATCH.execute(sql.tenant, sql.match)};
-       ${LOCK_PLAYERS.execute(sql.tenant, sql.now, sql.ids)};
-       ${STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids)}`,
-    )) as unknown as [
-      unknown,
-      unknown,
-      { rows: MatchRow[] },
-      { rows: LockedPlayer[] },
-      { rows: StartingPoint[] },
-    ];
-    const match = opened[2].rows[0];
-    if (!match || match.game_id !== gameId) {
-      throw new AppError("NOT_FOUND", `Match ${matchId} of game ${gameId} does not exist`);
-    }
-    if (match.status === "completed") {
-      if (match.result_request === c.canonical) {
-        return { kind: "replayed", answer: match.result_answer as CompleteMatchResponse };
+  /**
+   * Runs one batch on one connection and settles every job in it; never rejects. A batch that
+   * failed runs again one completion per transaction, so one bad completion cannot fail another;
+   * a completion alone that PostgreSQL chose as a deadlock victim runs again (three times at most).
+   */
+  private async runBatch(jobs: Job[], attempt = 1): Promise<void> {
+    let failed: Failed | undefined;
+    try {
+      const client = await this.deps.pool.connect();
+      try {
+        failed = await this.transaction(client, jobs);
+      } finally {
+        client.release();
       }
-      throw new AppError("CONFLICT", `Match ${matchId} was already completed with a different result`);
+    } catch (error) {
+      failed = { jobs, error };
     }
-    if (match.status !== "confirmed") {
-      throw new AppError(
-        "CONFLICT",
-        `Match ${matchId} is ${match.status}; only a confirmed match can be completed`,
-      );
+    if (failed === undefined) return;
+    if (failed.jobs.length > 1) {
+      for (const job of failed.jobs) await this.runBatch([job]);
+    } else if (attempt < TRANSACTION_ATTEMPTS && isRetryable(failed.error)) {
+      await this.runBatch(failed.jobs, attempt + 1);
+    } else {
+      for (const job of failed.jobs) job.settle({ kind: "failed", error: failed.error });
     }
-    const errors = rosterErrors(
-      body,
-      match.roster.map(([playerId, dropped]) => ({ playerId, dropped })),
-    );
-    if (errors.length > 0) throw AppError.validation(errors);
+  }
 
-    const locked = opened[3];
-    const starts = opened[4];
-    const playerRows = new Map(locked.rows.map((p) => [p.player_id, p]));
-    const start = new Map(starts.rows.map((r) => [r.player_id, r]));
-    const ratings = await this.startingRatings(c, starts.rows);
+  /**
+   * The batch's transaction on `tx`. Settles every job, or answers those left unsettled by a
+   * failed statement, with its error (the transaction rolled back).
+   */
+  private async transaction(tx: SqlClient, batch: Job[]): Promise<Failed | undefined> {
+    let jobs = [...batch].sort((a, b) => compareKeys(a.c.tenantId, a.c.matchId, b.c.tenantId, b.c.matchId));
+    while (jobs.length > 0) {
+      try {
+        const read = await this.open(tx, jobs);
+        if (read.verdicts.some((v) => v.kind !== "proceed")) {
+          // Refused and replayed completions are answered from what was read under lock; the
+          // others run again in a new transaction, without the players those named.
+          await tx.query("ROLLBACK");
+          jobs.forEach((job, i) => {
+            const v = read.verdicts[i]!;
+            if (v.kind === "replayed") job.settle(v);
+            else if (v.kind === "refused") job.settle({ kind: "failed", error: v.error });
+          });
+          jobs = jobs.filter((_job, i) => read.verdicts[i]!.kind === "proceed");
+          continue;
+        }
+        const rated = await Promise.all(jobs.map((job, i) => this.rate(job, read, i)));
+        const writes = rated.map((r, i) => this.writeStatement(tx, read.literals[i]!, jobs[i]!, r));
+        const written = (await tx.query(`${writes.join(";\n")}; COMMIT`)) as unknown as Array<{
+          rows: Array<{ id: string }>;
+        }>;
+        jobs.forEach((job, i) => {
+          const { answer, entries } = rated[i]!;
+          job.settle({ kind: "committed", answer, entries, outboxId: written[i]!.rows[0]!.id });
+        });
+        return undefined;
+      } catch (error) {
+        await tx.query("ROLLBACK").catch(() => {});
+        return { jobs, error };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The first round trip: BEGIN, every match locked with its roster (sorted by tenant and match),
+   * the players created and locked per tenant (sorted), their starting points per match. The
+   * simple-query protocol takes no parameters: the values are escaped literals. The statements
+   * keep one generic plan each (checked on large tables by completion-plans.test): left to
+   * choose, PostgreSQL planned the starting points' read again for every match.
+   */
+  private async open(tx: SqlClient, jobs: Job[]): Promise<BatchRead> {
+    await prepare(tx, COMPLETION_STATEMENTS);
+    const literals = jobs.map((job) => completionLiterals(tx, job.c, job.players));
+    const tenants = new Map<string, string[]>();
+    for (const job of jobs)
+      tenants.set(job.c.tenantId, [...(tenants.get(job.c.tenantId) ?? []), ...job.players]);
+    const tenantIds = [...tenants.keys()].sort();
+    const now = tx.escapeLiteral(this.deps.clock.now().toISOString());
+    const statements = [
+      "BEGIN",
+      "SET LOCAL plan_cache_mode = force_generic_plan",
+      ...literals.map((sql) => OPEN_MATCH.execute(sql.tenant, sql.match)),
+      ...tenantIds.map((t) =>
+        LOCK_PLAYERS.execute(tx.escapeLiteral(t), now, textArray(tx, tenants.get(t)!.sort())),
+      ),
+      ...literals.map((sql) => STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids)),
+    ];
+    const results = (await tx.query(statements.join(";\n"))) as unknown as Array<{ rows: unknown[] }>;
+    const matches = results.slice(2, 2 + jobs.length).map((r) => r.rows[0] as MatchRow | undefined);
+    const locked = new Map<string, LockedPlayer>();
+    tenantIds.forEach((t, i) => {
+      for (const row of results[2 + jobs.length + i]!.rows as LockedPlayer[])
+        locked.set(playerKey(t, row.player_id), row);
+    });
+    const starts = results.slice(2 + jobs.length + tenantIds.length).map((r) => r.rows as StartingPoint[]);
+    return { verdicts: jobs.map((job, i) => verdict(job.c, matches[i])), locked, starts, literals };
+  }
+
+  /** A proceeding job's new ratings, counts and answer, from what the first round trip read. */
+  private async rate(
+    job: Job,
+    read: BatchRead,
+    i: number,
+  ): Promise<{ updates: PlayerUpdate[]; answer: CompleteMatchResponse; entries: BoardEntry[] }> {
+    const { c } = job;
+    const { body, season, now } = c;
+    const starts = read.starts[i]!;
+    const start = new Map(starts.map((r) => [r.player_id, r]));
+    const ratings = await this.startingRatings(c, starts);
 
     const rated = rateMatch(
       body.teams.map((t) => ({ rank: t.rank, players: t.players.map((p) => ratings.get(p.playerId)!) })),
@@ -255,7 +354,7 @@ export class MatchCompletion {
           numTeams: body.teams.length,
           placeBehind: teamResult.placeBehind,
         });
-        const player = playerRows.get(p.playerId)!;
+        const player = read.locked.get(playerKey(c.tenantId, p.playerId))!;
         const won = teamResult.outcome === "win" ? 1 : 0;
         const lost = teamResult.outcome === "loss" ? 1 : 0;
         const drew = teamResult.outcome === "draw" ? 1 : 0;
@@ -301,14 +400,13 @@ export class MatchCompletion {
         );
       }),
     };
-    const outboxId = await this.write(tx, sql, c.canonical, updates, answer);
     const entries = updates.map((u) => ({
       playerId: u.playerId,
       points: u.pointsAfter,
       reachedAt: u.pointsChangedAt,
       seq: u.seq,
     }));
-    return { kind: "committed", answer, entries, outboxId };
+    return { updates, answer, entries };
   }
 
   /**
@@ -341,18 +439,13 @@ export class MatchCompletion {
     return ratings;
   }
 
-  /**
-   * `WRITE_RESULT` and the COMMIT in one round trip. The rows travel as one JSON literal (the
-   * simple-query protocol takes no parameters, and COMMIT can only share a round trip there).
-   * If the statement fails, PostgreSQL skips the COMMIT and the caller rolls back.
-   */
-  private async write(
+  /** A job's `WRITE_RESULT`; the rows travel as one JSON literal (numbers in full precision). */
+  private writeStatement(
     tx: SqlClient,
     sql: CompletionLiterals,
-    canonical: string,
-    u: PlayerUpdate[],
-    answer: CompleteMatchResponse,
-  ): Promise<string> {
+    job: Job,
+    { updates: u, answer }: { updates: PlayerUpdate[]; answer: CompleteMatchResponse },
+  ): string {
     const rows = u.map((x) => ({
       player_id: x.playerId,
       mu: x.after.mu,
@@ -380,21 +473,85 @@ export class MatchCompletion {
       points_before: x.pointsBefore,
     }));
     const lit = (value: string) => tx.escapeLiteral(value);
-    const results = (await tx.query(
-      `${WRITE_RESULT.execute(
-        lit(JSON.stringify(rows)),
-        sql.tenant,
-        sql.game,
-        sql.season,
-        sql.match,
-        sql.now,
-        lit(canonical),
-        lit(JSON.stringify(answer)),
-        sql.ids,
-      )}; COMMIT`,
-    )) as unknown as [{ rows: Array<{ id: string }> }, unknown];
-    return results[0].rows[0]!.id;
+    return WRITE_RESULT.execute(
+      lit(JSON.stringify(rows)),
+      sql.tenant,
+      sql.game,
+      sql.season,
+      sql.match,
+      sql.now,
+      lit(job.c.canonical),
+      lit(JSON.stringify(answer)),
+      sql.ids,
+    );
   }
+}
+
+/** What a batch's first round trip read, per job in the batch's order. */
+interface BatchRead {
+  verdicts: Verdict[];
+  /** Locked players by `playerKey`. */
+  locked: Map<string, LockedPlayer>;
+  starts: StartingPoint[][];
+  literals: CompletionLiterals[];
+}
+
+/** A completion goes ahead only for a confirmed match of this game, with exactly its roster. */
+function verdict(c: CompletionContext, match: MatchRow | undefined): Verdict {
+  if (!match || match.game_id !== c.gameId) {
+    return {
+      kind: "refused",
+      error: new AppError("NOT_FOUND", `Match ${c.matchId} of game ${c.gameId} does not exist`),
+    };
+  }
+  if (match.status === "completed") {
+    if (match.result_request === c.canonical) {
+      return { kind: "replayed", answer: match.result_answer as CompleteMatchResponse };
+    }
+    return {
+      kind: "refused",
+      error: new AppError("CONFLICT", `Match ${c.matchId} was already completed with a different result`),
+    };
+  }
+  if (match.status !== "confirmed") {
+    return {
+      kind: "refused",
+      error: new AppError(
+        "CONFLICT",
+        `Match ${c.matchId} is ${match.status}; only a confirmed match can be completed`,
+      ),
+    };
+  }
+  const errors = rosterErrors(
+    c.body,
+    match.roster.map(([playerId, dropped]) => ({ playerId, dropped })),
+  );
+  return errors.length > 0 ? { kind: "refused", error: AppError.validation(errors) } : { kind: "proceed" };
+}
+
+/** Jobs a failed statement left unsettled, and its error. */
+interface Failed {
+  jobs: Job[];
+  error: unknown;
+}
+
+/** A player of a tenant, as one map key (the separator is in no tenant id). */
+const playerKey = (tenantId: string, playerId: string) => `${tenantId}\u0000${playerId}`;
+
+function sharesMatchOrPlayer(a: Job, b: Job): boolean {
+  if (a.c.tenantId !== b.c.tenantId) return false;
+  if (a.c.matchId === b.c.matchId) return true;
+  const players = new Set(a.players);
+  return b.players.some((p) => players.has(p));
+}
+
+function compareKeys(tenantA: string, idA: string, tenantB: string, idB: string): number {
+  if (tenantA !== tenantB) return tenantA < tenantB ? -1 : 1;
+  return idA < idB ? -1 : idA > idB ? 1 : 0;
+}
+
+function textArray(tx: SqlClient, values: readonly string[]): string {
+  return `ARRAY[${values.map((v) => tx.escapeLiteral(v)).join(",")}]::text[]`;
 }
 
 function playerResult(

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, expect, it } from "@jest/globals";
+import pg from "pg";
+import { createHarness, createMatch, gameConfig, type Harness, playMatch, result } from "./harness.js";
+
+/**
+ * Completions that arrive while the one transaction slot is taken share the next transaction
+ * (COMPLETION_TRANSACTIONS=1 here). A shared transaction answers each completion as if it had
+ * run alone: a refused body keeps nothing it named, a replay gets its stored answer.
+ */
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness({ completionTransactions: 1 });
+  await h.as("acme").put("/games/duel", gameConfig(2, 1)).expect(200);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const path = (match: string) => `/games/duel/matches/${match}/statuses/completed`;
+
+/** A sample's value in the stats service's /metrics text (0 if absent). */
+async function metric(name: string): Promise<number> {
+  const text = (await h.http.get("/metrics").expect(200)).text;
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+  return line === undefined ? 0 : Number(line.split(" ").at(-1));
+}
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+it("answers each completion of a shared transaction as if it had run alone", async () => {
+  const played = await playMatch(h, "acme", "duel", [["a1"], ["a2"]]);
+  const replayBody = played.body;
+  const playedId = played.matchId;
+  const blocker = await createMatch(h, "acme", "duel", [["b1"], ["b2"]]);
+  const valid = await createMatch(h, "acme", "duel", [["c1"], ["c2"]]);
+  const wrongRoster = await createMatch(h, "acme", "duel", [["d1"], ["d2"]]);
+  const unconfirmed = crypto.randomUUID();
+  await h.stats.matches.create("acme", {
+    matchId: unconfirmed,
+    gameId: "duel",
+    server: "eu-1",
+    status: "delivered",
+    teams: [[{ playerId: "e1" }], [{ playerId: "e2" }]],
+  });
+
+  // Hold the blocker's match row, so its completion keeps the only transaction slot.
+  const holder = new pg.Client({ connectionString: h.database.url });
+  await holder.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query("SELECT 1 FROM matches WHERE tenant_id = 'acme' AND match_id = $1 FOR UPDATE", [
+      blocker,
+    ]);
+    const batchesBefore = await metric("stats_match_completion_batch_size_count");
+    const sizeBefore = await metric("stats_match_completion_batch_size_sum");
+    const server = h.as("acme", "server");
+    const first = server.post(path(blocker), result([["b1"], ["b2"]])).then((r) => r);
+    await until(async () => (await metric("stats_match_completion_batch_size_count")) === batchesBefore + 1);
+
+    const together = Promise.all([
+      server.post(path(valid), result([["c1"], ["c2"]])).then((r) => r),
+      server.post(path(wrongRoster), result([["d1"], ["ghost"]])).then((r) => r),
+      server.post(path(unconfirmed), result([["e1"], ["e2"]])).then((r) => r),
+      server.post(path(playedId), result([["a1"], ["a2"]])).then((r) => r),
+    ]);
+    await until(async () => (await metric("stats_match_completions_waiting")) === 4);
+    await holder.query("COMMIT");
+
+    expect((await first).status).toBe(200);
+    const [ok, refused, conflict, replay] = await together;
+    expect(ok.status).toBe(200);
+    expect(ok.body.players.map((p: { playerId: string; wins: number }) => [p.playerId, p.wins])).toEqual([
+      ["c1", 1],
+      ["c2", 0],
+    ]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ pointer: "/teams/1/players/0/playerId" })]),
+    );
+    expect(conflict.status).toBe(409);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(replayBody);
+
+    // Two transactions: the blocker alone, then the other four together.
+    expect(await metric("stats_match_completion_batch_size_count")).toBe(batchesBefore + 2);
+    expect(await metric("stats_match_completion_batch_size_sum")).toBe(sizeBefore + 5);
+  } finally {
+    await holder.query("ROLLBACK").catch(() => {});
+    await holder.end();
+  }
+
+  // Nothing the refused bodies named was kept; the replay counted nothing twice.
+  await h.as("acme").get("/players/ghost").expect(404);
+  await h.as("acme").get("/players/d1").expect(404);
+  await h.as("acme").get("/players/e1").expect(404);
+  expect((await h.as("acme").get("/players/a1").expect(200)).body.totalMatchesPlayed).toBe(1);
+  expect((await h.as("acme").get("/players/c1").expect(200)).body.totalMatchesPlayed).toBe(1);
+  expect((await h.as("acme").get("/players/b1").expect(200)).body.totalMatchesPlayed).toBe(1);
+});
+
+it("runs each completion of a transaction whose write failed again alone, so one cannot fail another", async () => {
+  const blocker = await createMatch(h, "acme", "duel", [["f1"], ["f2"]]);
+  const doomed = await createMatch(h, "acme", "duel", [["g1"], ["g2"]]);
+  const fine = await createMatch(h, "acme", "duel", [["k1"], ["k2"]]);
+  const admin = new pg.Client({ connectionString: h.database.url });
+  await admin.connect();
+  try {
+    // A history row of the doomed match fails its write, wherever that write runs.
+    await admin.query(`
+      CREATE FUNCTION refuse_doomed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.match_id = '${doomed}' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_doomed BEFORE INSERT ON match_results
+        FOR EACH ROW EXECUTE FUNCTION refuse_doomed();`);
+    await admin.query("BEGIN");
+    await admin.query("SELECT 1 FROM matches WHERE tenant_id = 'acme' AND match_id = $1 FOR UPDATE", [
+      blocker,
+    ]);
+    const batchesBefore = await metric("stats_match_completion_batch_size_count");
+    const server = h.as("acme", "server");
+    const first = server.post(path(blocker), result([["f1"], ["f2"]])).then((r) => r);
+    await until(async () => (await metric("stats_match_completion_batch_size_count")) === batchesBefore + 1);
+    const together = Promise.all([
+      server.post(path(doomed), result([["g1"], ["g2"]])).then((r) => r),
+      server.post(path(fine), result([["k1"], ["k2"]])).then((r) => r),
+    ]);
+    await until(async () => (await metric("stats_match_completions_waiting")) === 2);
+    await admin.query("COMMIT");
+
+    expect((await first).status).toBe(200);
+    const [failed, completed] = await together;
+    expect(failed.status).toBe(500);
+    expect(completed.status).toBe(200);
+    expect((await h.as("acme").get("/players/k1").expect(200)).body.totalMatchesPlayed).toBe(1);
+    await h.as("acme").get("/players/g1").expect(404);
+  } finally {
+    await admin.query("ROLLBACK").catch(() => {});
+    await admin.query(
+      "DROP TRIGGER IF EXISTS refuse_doomed ON match_results; DROP FUNCTION IF EXISTS refuse_doomed()",
+    );
+    await admin.end();
+  }
+});
