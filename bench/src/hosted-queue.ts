@@ -23,6 +23,12 @@ const POLL_MS = 200;
 const ANALYZE_AFTER_MS = 5000;
 const TICK_STEPS = ["expire", "timeOut", "backfill", "waiting", "matchmaker", "store", "reoffer"];
 const BATCH_INTERVAL_MS = 200;
+/**
+ * Adds a server keeps unanswered at once. 1 (the default): a server sends its next batch only
+ * after the previous add's answer, so slow adds lower the rate offered (shown as "offered").
+ * More: batches leave on schedule while earlier ones wait, a probe of capacity beyond that.
+ */
+const MAX_OUTSTANDING_ADDS = Number(process.env.BENCH_QUEUE_OUTSTANDING ?? 1);
 /** Unanswered messages per WebSocket at most (the gateway's WS_MAX_IN_FLIGHT is 32). */
 const WS_MAX_IN_FLIGHT = 24;
 
@@ -64,6 +70,10 @@ interface QueueProfile {
   waitingPlayers: { max: number; last: number };
   /** CPU used over the window, in cores (1 = one core busy the whole time). */
   cpuCores: Record<string, number>;
+  /** Stats' completion transactions (stats_match_completion_batch_size) and completions per one. */
+  completionTransactions: { count: number; meanSize: number };
+  /** An add's round trip as the game servers saw it (gateway, stats and the server's own queue). */
+  addAnswered: Record<Transport["kind"], { p50Ms: number; p95Ms: number }>;
 }
 
 /** Everything one run counts; the servers report into it. */
@@ -74,6 +84,8 @@ class Tally {
   private readonly matchOf = new Map<string, string>();
   private readonly matchesSeen = new Set<string>();
   readonly latencies: number[] = [];
+  /** Each add's round trip as its server saw it, per transport. */
+  readonly addTimes: Record<Transport["kind"], number[]> = { rest: [], websocket: [] };
   readonly received = { rest: 0, websocket: 0 };
   readonly errorSamples = new Map<string, number>();
   offered = 0;
@@ -156,6 +168,11 @@ const nodeFlags = (variable: string) => (process.env[variable] ?? "").split(" ")
 
 const percentile = (sorted: readonly number[], p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+const percentiles = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50Ms: Math.round(percentile(sorted, 50)), p95Ms: Math.round(percentile(sorted, 95)) };
+};
 
 /**
  * The hosted queue end to end (issue 11): the four apps as processes, ten simulated game servers
@@ -311,13 +328,22 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
       transports.map(async (transport, server) => {
         let next = started + (server * BATCH_INTERVAL_MS) / SERVERS;
         let count = 0;
+        const outstanding = new Set<Promise<void>>();
         while (next < end) {
           await sleep(next - performance.now());
+          while (outstanding.size >= MAX_OUTSTANDING_ADDS) await Promise.race(outstanding);
           const ids = Array.from({ length: batchSize }, () => `${runTag}-s${server}-${count++}`);
           tally.offered += ids.length;
-          if (await transport.add(ids)) tally.added(ids);
+          const sent = performance.now();
+          const adding = transport.add(ids).then((ok) => {
+            tally.addTimes[transport.kind].push(performance.now() - sent);
+            if (ok) tally.added(ids);
+          });
+          outstanding.add(adding);
+          void adding.finally(() => outstanding.delete(adding));
           next = Math.max(next + BATCH_INTERVAL_MS, performance.now());
         }
+        await Promise.all(outstanding);
       }),
     );
     await analyzed;
@@ -425,6 +451,25 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
         },
         waitingPlayers: waiting,
         cpuCores,
+        completionTransactions: (() => {
+          const count = delta(
+            metricsBefore.stats,
+            metricsAfter.stats,
+            "stats_match_completion_batch_size_count",
+            {},
+          );
+          const size = delta(
+            metricsBefore.stats,
+            metricsAfter.stats,
+            "stats_match_completion_batch_size_sum",
+            {},
+          );
+          return { count, meanSize: count === 0 ? 0 : round(size / count, 1) };
+        })(),
+        addAnswered: {
+          rest: percentiles(tally.addTimes.rest),
+          websocket: percentiles(tally.addTimes.websocket),
+        },
       },
       targets: { acceptedPerSecond: 1000, p95Ms: LOOP_INTERVAL_MS + 1000, errors: 0, playersInTwoMatches: 0 },
     };
@@ -557,7 +602,7 @@ export function hostedQueueMarkdown(r: HostedQueueReport): string {
     `Matches received: ${r.matches.received.websocket.toLocaleString("en")} pushed over WebSocket, ${r.matches.received.rest.toLocaleString("en")} fetched over REST (pushes go to one subscribed connection; REST gets what nobody was pushed), ${r.matches.receivedTwice} received twice. Players accepted but never suggested ${DRAIN_SECONDS} s after the load stopped: ${r.players.unmatchedAtEnd.toLocaleString("en")}. Matches in PostgreSQL at the end: ${statuses}.`,
     ...(r.errors.samples.length > 0 ? ["", `Errors: ${r.errors.samples.join("; ")}.`] : []),
     "",
-    `Where the time goes (over the load window): stats loop tick ${p.tick.count}× mean ${p.tick.meanMs} ms (p95 ${upTo(p.tick.p95UpToMs)}; mean per step: ${p.tickSteps.map((t) => `${t.step} ${t.meanMs} ms`).join(", ")}); matchmaker call ${p.matchmakerCall.count}× mean ${p.matchmakerCall.meanMs} ms; waiting players at a tick max ${p.waitingPlayers.max.toLocaleString("en")}, last ${p.waitingPlayers.last.toLocaleString("en")}; suggestions ${p.suggestions.stored.toLocaleString("en")} stored, ${p.suggestions.dropped.toLocaleString("en")} dropped; pushes ${p.pushes.offered.toLocaleString("en")} offered, ${p.pushes.unclaimed.toLocaleString("en")} unclaimed. Stats routes: ${routes}. CPU (cores of ${cpus().length}): ${cpu}.`,
+    `Where the time goes (over the load window): stats loop tick ${p.tick.count}× mean ${p.tick.meanMs} ms (p95 ${upTo(p.tick.p95UpToMs)}; mean per step: ${p.tickSteps.map((t) => `${t.step} ${t.meanMs} ms`).join(", ")}); matchmaker call ${p.matchmakerCall.count}× mean ${p.matchmakerCall.meanMs} ms; waiting players at a tick max ${p.waitingPlayers.max.toLocaleString("en")}, last ${p.waitingPlayers.last.toLocaleString("en")}; suggestions ${p.suggestions.stored.toLocaleString("en")} stored, ${p.suggestions.dropped.toLocaleString("en")} dropped; pushes ${p.pushes.offered.toLocaleString("en")} offered, ${p.pushes.unclaimed.toLocaleString("en")} unclaimed. Completion transactions ${p.completionTransactions.count.toLocaleString("en")}, ${p.completionTransactions.meanSize} completions each on average. Adds answered, as the servers saw them: REST p50 ${p.addAnswered.rest.p50Ms} ms, p95 ${p.addAnswered.rest.p95Ms} ms; WebSocket p50 ${p.addAnswered.websocket.p50Ms} ms, p95 ${p.addAnswered.websocket.p95Ms} ms. Stats routes: ${routes}. CPU (cores of ${cpus().length}): ${cpu}.`,
     "",
   ].join("\n");
 }
