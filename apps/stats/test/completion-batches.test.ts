@@ -33,11 +33,45 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
+interface Answer {
+  status: number;
+  body: { players: Array<{ playerId: string; wins: number }>; errors?: Array<{ pointer: string }> };
+}
+const server = () => h.as("acme", "server");
+const complete = (match: string, teams: string[][]): Promise<Answer> =>
+  server()
+    .post(path(match), result(teams))
+    .then((r) => r);
+
+/**
+ * Completes a blocker match (players `b<n>-1`, `b<n>-2`) while `holder` holds its match row, so that completion
+ * keeps the only transaction slot; sends `later` once its transaction has started, waits until all
+ * of those wait for a transaction, then releases the row. Answers both sets of responses.
+ */
+let blockers = 0;
+async function behindABlocker(
+  holder: pg.Client,
+  later: () => Array<Promise<Answer>>,
+): Promise<{ first: Answer; rest: Answer[] }> {
+  const teams = [[`b${++blockers}-1`], [`b${blockers}-2`]];
+  const blocker = await createMatch(h, "acme", "duel", teams);
+  await holder.query("BEGIN");
+  await holder.query("SELECT 1 FROM matches WHERE tenant_id = 'acme' AND match_id = $1 FOR UPDATE", [
+    blocker,
+  ]);
+  const batchesBefore = await metric("stats_match_completion_batch_size_count");
+  const first = complete(blocker, teams);
+  await until(async () => (await metric("stats_match_completion_batch_size_count")) === batchesBefore + 1);
+  const sent = later();
+  await until(async () => (await metric("stats_match_completions_waiting")) === sent.length);
+  await holder.query("COMMIT");
+  return { first: await first, rest: await Promise.all(sent) };
+}
+
 it("answers each completion of a shared transaction as if it had run alone", async () => {
   const played = await playMatch(h, "acme", "duel", [["a1"], ["a2"]]);
   const replayBody = played.body;
   const playedId = played.matchId;
-  const blocker = await createMatch(h, "acme", "duel", [["b1"], ["b2"]]);
   const valid = await createMatch(h, "acme", "duel", [["c1"], ["c2"]]);
   const wrongRoster = await createMatch(h, "acme", "duel", [["d1"], ["d2"]]);
   const unconfirmed = crypto.randomUUID();
@@ -49,33 +83,21 @@ it("answers each completion of a shared transaction as if it had run alone", asy
     teams: [[{ playerId: "e1" }], [{ playerId: "e2" }]],
   });
 
-  // Hold the blocker's match row, so its completion keeps the only transaction slot.
   const holder = new pg.Client({ connectionString: h.database.url });
   await holder.connect();
   try {
-    await holder.query("BEGIN");
-    await holder.query("SELECT 1 FROM matches WHERE tenant_id = 'acme' AND match_id = $1 FOR UPDATE", [
-      blocker,
-    ]);
     const batchesBefore = await metric("stats_match_completion_batch_size_count");
     const sizeBefore = await metric("stats_match_completion_batch_size_sum");
-    const server = h.as("acme", "server");
-    const first = server.post(path(blocker), result([["b1"], ["b2"]])).then((r) => r);
-    await until(async () => (await metric("stats_match_completion_batch_size_count")) === batchesBefore + 1);
-
-    const together = Promise.all([
-      server.post(path(valid), result([["c1"], ["c2"]])).then((r) => r),
-      server.post(path(wrongRoster), result([["d1"], ["ghost"]])).then((r) => r),
-      server.post(path(unconfirmed), result([["e1"], ["e2"]])).then((r) => r),
-      server.post(path(playedId), result([["a1"], ["a2"]])).then((r) => r),
+    const { first, rest } = await behindABlocker(holder, () => [
+      complete(valid, [["c1"], ["c2"]]),
+      complete(wrongRoster, [["d1"], ["ghost"]]),
+      complete(unconfirmed, [["e1"], ["e2"]]),
+      complete(playedId, [["a1"], ["a2"]]),
     ]);
-    await until(async () => (await metric("stats_match_completions_waiting")) === 4);
-    await holder.query("COMMIT");
-
-    expect((await first).status).toBe(200);
-    const [ok, refused, conflict, replay] = await together;
+    expect(first.status).toBe(200);
+    const [ok, refused, conflict, replay] = rest as [Answer, Answer, Answer, Answer];
     expect(ok.status).toBe(200);
-    expect(ok.body.players.map((p: { playerId: string; wins: number }) => [p.playerId, p.wins])).toEqual([
+    expect(ok.body.players.map((p) => [p.playerId, p.wins])).toEqual([
       ["c1", 1],
       ["c2", 0],
     ]);
@@ -101,11 +123,10 @@ it("answers each completion of a shared transaction as if it had run alone", asy
   await h.as("acme").get("/players/e1").expect(404);
   expect((await h.as("acme").get("/players/a1").expect(200)).body.totalMatchesPlayed).toBe(1);
   expect((await h.as("acme").get("/players/c1").expect(200)).body.totalMatchesPlayed).toBe(1);
-  expect((await h.as("acme").get("/players/b1").expect(200)).body.totalMatchesPlayed).toBe(1);
+  expect((await h.as("acme").get("/players/b1-1").expect(200)).body.totalMatchesPlayed).toBe(1);
 });
 
 it("runs each completion of a transaction whose write failed again alone, so one cannot fail another", async () => {
-  const blocker = await createMatch(h, "acme", "duel", [["f1"], ["f2"]]);
   const doomed = await createMatch(h, "acme", "duel", [["g1"], ["g2"]]);
   const fine = await createMatch(h, "acme", "duel", [["k1"], ["k2"]]);
   const admin = new pg.Client({ connectionString: h.database.url });
@@ -120,23 +141,12 @@ it("runs each completion of a transaction whose write failed again alone, so one
       END $$;
       CREATE TRIGGER refuse_doomed BEFORE INSERT ON match_results
         FOR EACH ROW EXECUTE FUNCTION refuse_doomed();`);
-    await admin.query("BEGIN");
-    await admin.query("SELECT 1 FROM matches WHERE tenant_id = 'acme' AND match_id = $1 FOR UPDATE", [
-      blocker,
+    const { first, rest } = await behindABlocker(admin, () => [
+      complete(doomed, [["g1"], ["g2"]]),
+      complete(fine, [["k1"], ["k2"]]),
     ]);
-    const batchesBefore = await metric("stats_match_completion_batch_size_count");
-    const server = h.as("acme", "server");
-    const first = server.post(path(blocker), result([["f1"], ["f2"]])).then((r) => r);
-    await until(async () => (await metric("stats_match_completion_batch_size_count")) === batchesBefore + 1);
-    const together = Promise.all([
-      server.post(path(doomed), result([["g1"], ["g2"]])).then((r) => r),
-      server.post(path(fine), result([["k1"], ["k2"]])).then((r) => r),
-    ]);
-    await until(async () => (await metric("stats_match_completions_waiting")) === 2);
-    await admin.query("COMMIT");
-
-    expect((await first).status).toBe(200);
-    const [failed, completed] = await together;
+    expect(first.status).toBe(200);
+    const [failed, completed] = rest as [Answer, Answer];
     expect(failed.status).toBe(500);
     expect(completed.status).toBe(200);
     expect((await h.as("acme").get("/players/k1").expect(200)).body.totalMatchesPlayed).toBe(1);
