@@ -37,6 +37,14 @@ const WARM_UP_ROUNDS: Array<{
 ];
 /** Each round runs this many times; V8 optimises a function after a few calls with long loops. */
 const REPEATS = 4;
+/**
+ * Every round is first sent once with this many tickets. V8 may optimise a function inside a long
+ * loop of its first call (on-stack replacement), before the code after the loop has ever run; that
+ * code then has no type feedback, and the optimised code deoptimised there on every later request
+ * (seen with --trace-deopt in `writeAnswer` and in the request validator, in some starts and not
+ * others). Small queues run every function to its end in the interpreter first.
+ */
+const FIRST_SIZE = 16;
 const TICKETS = 10_000;
 const NOW = 1_700_000_000;
 
@@ -45,14 +53,18 @@ const NOW = 1_700_000_000;
  * Its values look like real ones on purpose: V8 specialises code on what it has seen, and integer
  * ratings alone (small integers in V8) made the first real queue, with fractional ratings, undo it.
  */
-export function syntheticQueue(round: (typeof WARM_UP_ROUNDS)[number], seed: number): string {
+export function syntheticQueue(
+  round: (typeof WARM_UP_ROUNDS)[number],
+  seed: number,
+  size: number = TICKETS,
+): string {
   let state = seed >>> 0;
   const random = () => {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     return state / 4294967296;
   };
   const servers = Array.from({ length: 10 }, (_, i) => `warm-server-${i + 1}`);
-  const tickets = Array.from({ length: TICKETS }, (_, i) => {
+  const tickets = Array.from({ length: size }, (_, i) => {
     const pool = [...servers];
     const mine = Array.from(
       { length: 3 + (i % 3) },
@@ -102,6 +114,14 @@ export function startWarmUp(app: Express, onError: (err: unknown) => void): Warm
     const { port } = server.address() as AddressInfo;
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
+      for (const round of WARM_UP_ROUNDS) {
+        const body = Buffer.from(syntheticQueue(round, 0, FIRST_SIZE), "latin1");
+        try {
+          await post(agent, port, `/matchmaking/${round.endpoint}`, body, secret!);
+        } catch (err) {
+          onError(err);
+        }
+      }
       let seed = 1;
       for (const round of WARM_UP_ROUNDS) {
         const body = Buffer.from(syntheticQueue(round, seed++), "latin1");
