@@ -128,6 +128,11 @@ export function completionLiterals(
     match: lit(c.matchId),
     season: sqlInteger(c.season),
     now: lit(c.now.toISOString()),
-    ids: `ARRAY[${playerIds.map(lit).join(",")}]::text[]`,
+    ids: textArrayLiteral(tx, playerIds),
   };
+}
+
+/** Strings as one SQL text[] literal, each escaped. */
+export function textArrayLiteral(tx: SqlClient, values: readonly string[]): string {
+  return `ARRAY[${values.map((v) => tx.escapeLiteral(v)).join(",")}]::text[]`;
 }

@@ -17,6 +17,7 @@ import {
   LOCK_PLAYERS,
   OPEN_MATCH,
   STARTING_POINTS,
+  textArrayLiteral,
   WRITE_RESULT,
 } from "./completion-sql.js";
 
@@ -300,8 +301,11 @@ export class MatchCompletion {
     await prepare(tx, COMPLETION_STATEMENTS);
     const literals = jobs.map((job) => completionLiterals(tx, job.c, job.players));
     const tenants = new Map<string, string[]>();
-    for (const job of jobs)
-      tenants.set(job.c.tenantId, [...(tenants.get(job.c.tenantId) ?? []), ...job.players]);
+    for (const job of jobs) {
+      const players = tenants.get(job.c.tenantId);
+      if (players === undefined) tenants.set(job.c.tenantId, [...job.players]);
+      else players.push(...job.players);
+    }
     const tenantIds = [...tenants.keys()].sort();
     const now = tx.escapeLiteral(this.deps.clock.now().toISOString());
     const statements = [
@@ -309,7 +313,7 @@ export class MatchCompletion {
       "SET LOCAL plan_cache_mode = force_generic_plan",
       ...literals.map((sql) => OPEN_MATCH.execute(sql.tenant, sql.match)),
       ...tenantIds.map((t) =>
-        LOCK_PLAYERS.execute(tx.escapeLiteral(t), now, textArray(tx, tenants.get(t)!.sort())),
+        LOCK_PLAYERS.execute(tx.escapeLiteral(t), now, textArrayLiteral(tx, tenants.get(t)!.sort())),
       ),
       ...literals.map((sql) => STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids)),
     ];
@@ -548,10 +552,6 @@ function sharesMatchOrPlayer(a: Job, b: Job): boolean {
 function compareKeys(tenantA: string, idA: string, tenantB: string, idB: string): number {
   if (tenantA !== tenantB) return tenantA < tenantB ? -1 : 1;
   return idA < idB ? -1 : idA > idB ? 1 : 0;
-}
-
-function textArray(tx: SqlClient, values: readonly string[]): string {
-  return `ARRAY[${values.map((v) => tx.escapeLiteral(v)).join(",")}]::text[]`;
 }
 
 function playerResult(
