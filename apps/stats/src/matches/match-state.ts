@@ -1,4 +1,4 @@
-import type { MatchStatus } from "@arena/contracts";
+import { MATCH_STATUSES, type MatchStatus } from "@arena/contracts";
 
 /**
  * The match state machine of SPEC §5, as pure rules:
@@ -45,9 +45,7 @@ export function transition(from: MatchStatus, t: Transition): TransitionVerdict 
 /** Statuses whose players still hold their queue rows (state `matched`). */
 export const UNCONFIRMED: readonly MatchStatus[] = ["suggested", "delivered"];
 
-const ALL: readonly MatchStatus[] = ["suggested", "delivered", "confirmed", "completed", "failed"];
-
 /** The statuses from which `t` applies (for statements that check it in the database itself). */
 export function appliesFrom(t: Transition): MatchStatus[] {
-  return ALL.filter((s) => transition(s, t).kind === "apply");
+  return MATCH_STATUSES.filter((s) => transition(s, t).kind === "apply");
 }
