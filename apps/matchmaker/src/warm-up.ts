@@ -113,25 +113,16 @@ export function startWarmUp(app: Express, onError: (err: unknown) => void): Warm
     await once(server, "listening");
     const { port } = server.address() as AddressInfo;
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    // A failed warm-up request is reported and the warm-up goes on.
+    const send = (round: (typeof WARM_UP_ROUNDS)[number], body: Buffer) =>
+      post(agent, port, `/matchmaking/${round.endpoint}`, body, secret!).catch(onError);
+    const bytes = (queue: string) => Buffer.from(queue, "latin1");
     try {
-      for (const round of WARM_UP_ROUNDS) {
-        const body = Buffer.from(syntheticQueue(round, 0, FIRST_SIZE), "latin1");
-        try {
-          await post(agent, port, `/matchmaking/${round.endpoint}`, body, secret!);
-        } catch (err) {
-          onError(err);
-        }
-      }
+      for (const round of WARM_UP_ROUNDS) await send(round, bytes(syntheticQueue(round, 0, FIRST_SIZE)));
       let seed = 1;
       for (const round of WARM_UP_ROUNDS) {
-        const body = Buffer.from(syntheticQueue(round, seed++), "latin1");
-        for (let i = 0; i < REPEATS; i++) {
-          try {
-            await post(agent, port, `/matchmaking/${round.endpoint}`, body, secret!);
-          } catch (err) {
-            onError(err);
-          }
-        }
+        const body = bytes(syntheticQueue(round, seed++));
+        for (let i = 0; i < REPEATS; i++) await send(round, body);
       }
     } finally {
       agent.destroy();
