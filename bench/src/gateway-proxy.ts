@@ -3,7 +3,7 @@ import { migrateDatabase } from "@arena/database";
 import autocannon from "autocannon";
 import { Pool } from "undici";
 import { createTenant, userToken } from "./gateway-tenant.js";
-import { median } from "./http-timing.js";
+import { ascending, median, percentileOfSorted } from "./http-timing.js";
 import { ADMIN_TOKEN } from "./licensed-matchmaker.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
 
@@ -41,11 +41,6 @@ export interface GatewayProxyReport {
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function load(url: string, headers: Record<string, string>, seconds: number): Promise<LoadFigures> {
   const result = await autocannon({
@@ -166,9 +161,9 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
     const gatewayTimes = await sequential(gateway.url, path, auth);
     const seq = {
       directP50Ms: round3(median(directTimes)),
-      directP99Ms: round3(percentile(directTimes, 99)),
+      directP99Ms: round3(percentileOfSorted(ascending(directTimes), 99)),
       gatewayP50Ms: round3(median(gatewayTimes)),
-      gatewayP99Ms: round3(percentile(gatewayTimes, 99)),
+      gatewayP99Ms: round3(percentileOfSorted(ascending(gatewayTimes), 99)),
     };
     return {
       load: LOAD,

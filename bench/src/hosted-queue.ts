@@ -5,9 +5,9 @@ import { createTestDatabase, type TestDatabase } from "@arena/database";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { createTenant, json, userToken } from "./gateway-tenant.js";
-import { round } from "./http-timing.js";
+import { ascending, percentileOfSorted, round } from "./http-timing.js";
 import { ADMIN_TOKEN, startLicensedMatchmaker } from "./licensed-matchmaker.js";
-import { type Service, startService, stopService } from "./processes.js";
+import { nodeFlags, type Service, startService, stopService } from "./processes.js";
 import { cpuSeconds, histogramDelta, machineCpuSeconds, scrape, total } from "./prometheus-text.js";
 import { RestTransport, sleep, type Transport, WebSocketTransport } from "./queue-servers.js";
 import { clearPrefix } from "./stats-benchmark.js";
@@ -163,15 +163,12 @@ function randomResult(match: DeliveredMatch): CompleteMatchRequest {
   };
 }
 
-/** Node flags for one of the processes, from the environment (e.g. `--cpu-prof` to profile a run). */
-const nodeFlags = (variable: string) => (process.env[variable] ?? "").split(" ").filter(Boolean);
-
-const percentile = (sorted: readonly number[], p: number) =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
 const percentiles = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { p50Ms: Math.round(percentile(sorted, 50)), p95Ms: Math.round(percentile(sorted, 95)) };
+  const sorted = ascending(values);
+  return {
+    p50Ms: Math.round(percentileOfSorted(sorted, 50)),
+    p95Ms: Math.round(percentileOfSorted(sorted, 95)),
+  };
 };
 
 /**
@@ -359,7 +356,7 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
     await Promise.all(transports.map((t) => t.close()));
 
     const check = await checkDatabase(statsDatabaseUrl);
-    const sorted = [...tally.latencies].sort((a, b) => a - b);
+    const sorted = ascending(tally.latencies);
     const routeOf = (method: string, route: string) => {
       const h = histogramDelta(metricsBefore.stats, metricsAfter.stats, "http_request_duration_seconds", {
         method,
@@ -390,9 +387,9 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
       },
       submitToSuggestion: {
         players: sorted.length,
-        p50Ms: Math.round(percentile(sorted, 50)),
-        p95Ms: Math.round(percentile(sorted, 95)),
-        p99Ms: Math.round(percentile(sorted, 99)),
+        p50Ms: Math.round(percentileOfSorted(sorted, 50)),
+        p95Ms: Math.round(percentileOfSorted(sorted, 95)),
+        p99Ms: Math.round(percentileOfSorted(sorted, 99)),
         maxMs: Math.round(sorted.at(-1) ?? 0),
       },
       matches: {

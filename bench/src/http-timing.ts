@@ -39,6 +39,15 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The p-th percentile (nearest rank) of values sorted ascending; 0 for none. */
+export function percentileOfSorted(sorted: readonly number[], p: number): number {
+  return sorted.length === 0
+    ? 0
+    : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export const ascending = (values: readonly number[]): number[] => [...values].sort((a, b) => a - b);
+
 export function round(value: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;

@@ -1,15 +1,13 @@
 import { join } from "node:path";
 import { migrateDatabase } from "@arena/database";
-import { type Service, startService } from "./processes.js";
+import { nodeFlags, type Service, startService } from "./processes.js";
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789";
 /**
  * The matchmaker's production V8 flags (its Dockerfile and start script); the echo gets the same.
  * `BENCH_MATCHMAKER_FLAGS` replaces them, to measure other flags against the same floor.
  */
-export const NODE_FLAGS = (process.env.BENCH_MATCHMAKER_FLAGS ?? "--max-semi-space-size=64")
-  .split(" ")
-  .filter(Boolean);
+export const NODE_FLAGS = nodeFlags("BENCH_MATCHMAKER_FLAGS", "--max-semi-space-size=64");
 
 /**
  * Starts the real license service and a matchmaker licensed by a key it issues; `started`

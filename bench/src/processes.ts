@@ -7,15 +7,23 @@ export interface Service {
   child: ChildProcess;
 }
 
+/**
+ * Node flags for one of the processes from an environment variable (space-separated, e.g.
+ * `--cpu-prof` to profile a run); `defaults` when it is not set.
+ */
+export function nodeFlags(variable: string, defaults = ""): string[] {
+  return (process.env[variable] ?? defaults).split(" ").filter(Boolean);
+}
+
 export async function startService(
   name: string,
   script: string,
   port: number,
   env: Record<string, string>,
   readyPath = "/livez",
-  nodeFlags: string[] = [],
+  flags: string[] = [],
 ): Promise<Service> {
-  const child = spawn(process.execPath, [...nodeFlags, script], {
+  const child = spawn(process.execPath, [...flags, script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
     stdio: ["ignore", "inherit", "inherit"],
   });
