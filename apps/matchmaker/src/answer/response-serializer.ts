@@ -142,9 +142,7 @@ export function serializeMatchResult(result: MatchResult): string {
 }
 
 /** Added before a ticket's closing brace (which JSON.parse proved is its last byte) when it has none. */
-const CLOSING_CONSTRAINTS_MEMBER = Buffer.from(',"exactEqualityConstraints":{}}');
-const EMPTY_OBJECT = Buffer.from("{}");
-const DOT_ZERO = Buffer.from(".0");
+const CLOSING_CONSTRAINTS_MEMBER = ',"exactEqualityConstraints":{}}';
 
 const RATING_AS_WRITTEN = 0;
 const RATING_ADD_DOT = 1;
@@ -206,12 +204,12 @@ class SpanAnswer implements AnswerSink {
     if (mode !== RATING_AS_WRITTEN || nullConstraints) {
       if (nullConstraints && cStart < ratingEnd) {
         out.copy(raw, at, cStart);
-        out.copy(EMPTY_OBJECT, 0, 2);
+        out.text("{}");
         at = cEnd;
       }
       if (mode === RATING_ADD_DOT) {
         out.copy(raw, at, ratingEnd);
-        out.copy(DOT_ZERO, 0, 2);
+        out.text(".0");
         at = ratingEnd;
       } else if (mode === RATING_REWRITE) {
         out.copy(raw, at, ratingStart);
@@ -220,7 +218,7 @@ class SpanAnswer implements AnswerSink {
       }
       if (nullConstraints && cStart > ratingEnd) {
         out.copy(raw, at, cStart);
-        out.copy(EMPTY_OBJECT, 0, 2);
+        out.text("{}");
         at = cEnd;
       }
     }
@@ -228,7 +226,7 @@ class SpanAnswer implements AnswerSink {
       out.copy(raw, at, end);
     } else {
       out.copy(raw, at, end - 1);
-      out.copy(CLOSING_CONSTRAINTS_MEMBER, 0, CLOSING_CONSTRAINTS_MEMBER.length);
+      out.text(CLOSING_CONSTRAINTS_MEMBER);
     }
   }
 }

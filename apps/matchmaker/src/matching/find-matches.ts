@@ -28,13 +28,17 @@ export function findMatches(
 ): MatchResult {
   const teams = gameMode.numTeams;
   const perTeam = gameMode.numPlayersPerTeam;
-  const model = buildQueueModel(gameMode, tickets);
+  const scratch = options.scratch ?? new SearchScratch();
+  // Every typed array of the last search on this scratch is free again (none of them is in a result).
+  const arrays = scratch.arrays;
+  arrays.reset();
+  const model = buildQueueModel(gameMode, tickets, arrays);
   const tolerance =
     typeof gameMode.ratingTolerance === "number" &&
     gameMode.ratingTolerance > 0 &&
     Number.isFinite(gameMode.ratingTolerance)
       ? gameMode.ratingTolerance
-      : defaultRatingTolerance(model.ratings);
+      : defaultRatingTolerance(model.ratings, arrays);
   const target =
     typeof gameMode.targetWaitingTime === "number" && gameMode.targetWaitingTime >= 0
       ? gameMode.targetWaitingTime
@@ -52,10 +56,10 @@ export function findMatches(
     maxWaitingTime: maxWait,
     tolerance,
   };
-  const scratch = options.scratch ?? new SearchScratch();
   const found = teams >= 1 && perTeam >= 1 ? searchMatches(model, settings, scratch) : undefined;
 
-  const matched = new Uint8Array(tickets.length);
+  const matched = arrays.uint8(tickets.length);
+  // Not from the arena: the answer reads it after this call, maybe after another search began.
   const ticketOrder = new Int32Array(tickets.length);
   let ordered = 0;
   const matchCount = found === undefined ? 0 : found.count;
@@ -63,7 +67,7 @@ export function findMatches(
   if (found !== undefined && matchCount > 0) {
     const ids = generateMatchIds(options.idSeed ?? "", matchCount, teams);
     const chooser = new ServerChooser(model);
-    const matchTickets = new Int32Array(teams * perTeam);
+    const matchTickets = arrays.int32(teams * perTeam);
     const { unitStart, units, unitTeam, score } = found;
     const { unitMemberStart, unitMembers, serverNames } = model;
     let idAt = 0;
@@ -111,8 +115,8 @@ export function findMatches(
   }
   if (!options.explain) return { matchSuggestions, unmatchedTickets, ticketOrder };
 
-  const unitReasons = explainUnmatched(gameMode, tickets, model, found, settings, scratch.balancer);
-  const ticketUnit = new Int32Array(tickets.length);
+  const unitReasons = explainUnmatched(gameMode, tickets, model, found, settings, scratch.balancer, arrays);
+  const ticketUnit = arrays.int32(tickets.length);
   for (let u = 0; u < model.unitCount; u++) {
     for (let k = model.unitMemberStart[u]!; k < model.unitMemberStart[u + 1]!; k++)
       ticketUnit[model.unitMembers[k]!] = u;

@@ -4,6 +4,7 @@
  * "nearest free neighbour" O(1), and recording a match unlinks its units. Both searches record
  * matches through `MatchOutput.record`, so they write the same result from the same choice.
  */
+import { ArrayArena } from "./array-arena.js";
 import type { FoundMatches } from "./types.js";
 
 export interface FreeLinks {
@@ -43,13 +44,14 @@ export class MatchOutput {
     private readonly order: Int32Array,
     maxUnits: number,
     maxMatches: number,
+    arrays: ArrayArena = new ArrayArena(),
   ) {
     this.found = {
       count: 0,
-      unitStart: new Int32Array(maxMatches + 1),
-      units: new Int32Array(maxUnits),
-      unitTeam: new Int32Array(maxUnits),
-      score: new Float64Array(maxMatches),
+      unitStart: arrays.int32(maxMatches + 1),
+      units: arrays.int32(maxUnits),
+      unitTeam: arrays.int32(maxUnits),
+      score: arrays.float64(maxMatches),
     };
   }
 

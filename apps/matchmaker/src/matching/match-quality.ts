@@ -7,6 +7,8 @@
  * ratings (only counted when teams have several players and there are several teams).
  */
 
+import { ArrayArena } from "./array-arena.js";
+
 /** The wire contract's default, re-exported so the algorithm and the schema never disagree. */
 export { DEFAULT_TARGET_WAITING_TIME } from "@arena/contracts";
 
@@ -56,10 +58,11 @@ export function maxSpreadFor(required: number, tolerance: number): number {
  * 1.349, falling back to the standard deviation when more than half the ratings are equal), at least
  * 2 % of the median's magnitude, and never 0.
  */
-export function defaultRatingTolerance(ratings: Float64Array): number {
+export function defaultRatingTolerance(ratings: Float64Array, arrays: ArrayArena = new ArrayArena()): number {
   const n = ratings.length;
   if (n === 0) return 1;
-  const work = Float64Array.from(ratings);
+  const work = arrays.float64(n);
+  work.set(ratings);
   const q1 = quantile(work, 0.25);
   const median = quantile(work, 0.5);
   const q3 = quantile(work, 0.75);

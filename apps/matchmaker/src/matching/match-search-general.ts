@@ -10,6 +10,7 @@
  * `collectNeighbours` → `collectCandidates` (per server: `contiguousCandidates`, `fallbackCandidate`)
  * → `chooseBest` → `MatchOutput.record`.
  */
+import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { fmix } from "./hash-mix.js";
 import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
@@ -18,12 +19,14 @@ import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import type { TeamBalancer } from "./team-balancing.js";
 import type { FoundMatches, SearchSettings } from "./types.js";
 
+/** The search's arrays come from `arrays` (valid until its next reset); an empty arena allocates them. */
 export function searchMatchesGeneral(
   model: QueueModel,
   settings: SearchSettings,
   balancer: TeamBalancer,
+  arrays: ArrayArena = new ArrayArena(),
 ): FoundMatches {
-  return new GeneralSearch(model, settings, balancer).run();
+  return new GeneralSearch(model, settings, balancer, arrays).run();
 }
 
 class GeneralSearch {
@@ -112,6 +115,7 @@ class GeneralSearch {
     private readonly model: QueueModel,
     private readonly settings: SearchSettings,
     private readonly balancer: TeamBalancer,
+    private readonly arrays: ArrayArena,
   ) {
     const { teams, perTeam } = settings;
     const matchSize = teams * perTeam;
@@ -120,17 +124,17 @@ class GeneralSearch {
     const order = model.ratingOrder;
     const length = order.length;
     this.order = order;
-    this.pos = new Int32Array(model.unitCount);
-    this.links = { prev: new Int32Array(length), next: new Int32Array(length), used: new Uint8Array(length) };
+    this.pos = arrays.int32(model.unitCount);
+    this.links = { prev: arrays.int32(length), next: arrays.int32(length), used: arrays.uint8(length) };
     linkFreeUnits(order, length, model.unitGroup, this.links);
-    this.pSize = new Int32Array(length);
-    this.pMean = new Float64Array(length);
-    this.pMin = new Float64Array(length);
-    this.pMax = new Float64Array(length);
-    this.pSum = new Float64Array(length);
-    this.pOldest = new Float64Array(length);
+    this.pSize = arrays.int32(length);
+    this.pMean = arrays.float64(length);
+    this.pMin = arrays.float64(length);
+    this.pMax = arrays.float64(length);
+    this.pSum = arrays.float64(length);
+    this.pOldest = arrays.float64(length);
     const globalMask = model.unitServerMask;
-    this.pMask = globalMask === undefined ? undefined : new Int32Array(length);
+    this.pMask = globalMask === undefined ? undefined : arrays.int32(length);
     for (let i = 0; i < length; i++) {
       const u = order[i]!;
       this.pos[u] = i;
@@ -146,64 +150,64 @@ class GeneralSearch {
     const { keep, scanCap } = neighbourLimits(matchSize);
     this.keep = keep;
     this.scanCap = scanCap;
-    this.leftUnit = new Int32Array(keep);
-    this.leftMask = new Int32Array(keep);
-    this.rightUnit = new Int32Array(keep);
-    this.rightMask = new Int32Array(keep);
-    this.lf = new Int32Array(keep);
-    this.rf = new Int32Array(keep);
-    this.ls = new Int32Array(keep + 1);
-    this.rs = new Int32Array(keep + 1);
-    this.lmin = new Float64Array(keep + 1);
-    this.lmax = new Float64Array(keep + 1);
-    this.rmin = new Float64Array(keep + 1);
-    this.rmax = new Float64Array(keep + 1);
-    this.lold = new Float64Array(keep + 1);
-    this.rold = new Float64Array(keep + 1);
-    this.leftH1 = new Int32Array(keep);
-    this.leftH2 = new Int32Array(keep);
-    this.rightH1 = new Int32Array(keep);
-    this.rightH2 = new Int32Array(keep);
+    this.leftUnit = arrays.int32(keep);
+    this.leftMask = arrays.int32(keep);
+    this.rightUnit = arrays.int32(keep);
+    this.rightMask = arrays.int32(keep);
+    this.lf = arrays.int32(keep);
+    this.rf = arrays.int32(keep);
+    this.ls = arrays.int32(keep + 1);
+    this.rs = arrays.int32(keep + 1);
+    this.lmin = arrays.float64(keep + 1);
+    this.lmax = arrays.float64(keep + 1);
+    this.rmin = arrays.float64(keep + 1);
+    this.rmax = arrays.float64(keep + 1);
+    this.lold = arrays.float64(keep + 1);
+    this.rold = arrays.float64(keep + 1);
+    this.leftH1 = arrays.int32(keep);
+    this.leftH2 = arrays.int32(keep);
+    this.rightH1 = arrays.int32(keep);
+    this.rightH2 = arrays.int32(keep);
     for (let i = 0; i < keep; i++) {
       this.leftH1[i] = fmix(i + 0x5bd1e995);
       this.leftH2[i] = fmix(Math.imul(i, 0x27d4eb2d) + 0x165667b1);
       this.rightH1[i] = fmix(i + 0x1b873593);
       this.rightH2[i] = fmix(Math.imul(i, 0x9e3779b1) + 0x7feb352d);
     }
-    this.lh1 = new Int32Array(keep + 1);
-    this.lh2 = new Int32Array(keep + 1);
-    this.rh1 = new Int32Array(keep + 1);
-    this.rh2 = new Int32Array(keep + 1);
+    this.lh1 = arrays.int32(keep + 1);
+    this.lh2 = arrays.int32(keep + 1);
+    this.rh1 = arrays.int32(keep + 1);
+    this.rh2 = arrays.int32(keep + 1);
 
     const candidateCap = SERVER_BITS * (matchSize + 2);
     this.candidateCap = candidateCap;
-    this.cSpread = new Float64Array(candidateCap);
-    this.cRequired = new Float64Array(candidateCap);
-    this.cBit = new Int32Array(candidateCap);
-    this.cLeft = new Int32Array(candidateCap);
-    this.cRight = new Int32Array(candidateCap);
-    this.cH1 = new Int32Array(candidateCap);
-    this.cH2 = new Int32Array(candidateCap);
-    this.cDone = new Uint8Array(candidateCap);
-    this.bitH1 = new Int32Array(SERVER_BITS);
-    this.bitH2 = new Int32Array(SERVER_BITS);
-    this.seenH1 = new Int32Array(candidateCap);
-    this.seenH2 = new Int32Array(candidateCap);
+    this.cSpread = arrays.float64(candidateCap);
+    this.cRequired = arrays.float64(candidateCap);
+    this.cBit = arrays.int32(candidateCap);
+    this.cLeft = arrays.int32(candidateCap);
+    this.cRight = arrays.int32(candidateCap);
+    this.cH1 = arrays.int32(candidateCap);
+    this.cH2 = arrays.int32(candidateCap);
+    this.cDone = arrays.uint8(candidateCap);
+    this.bitH1 = arrays.int32(SERVER_BITS);
+    this.bitH2 = arrays.int32(SERVER_BITS);
+    this.seenH1 = arrays.int32(candidateCap);
+    this.seenH2 = arrays.int32(candidateCap);
 
-    this.win = new Int32Array(matchSize);
-    this.winSize = new Int32Array(matchSize);
-    this.winSum = new Float64Array(matchSize);
-    this.winTeam = new Int32Array(matchSize);
-    this.bestWin = new Int32Array(matchSize);
-    this.bestTeam = new Int32Array(matchSize);
+    this.win = arrays.int32(matchSize);
+    this.winSize = arrays.int32(matchSize);
+    this.winSum = arrays.float64(matchSize);
+    this.winTeam = arrays.int32(matchSize);
+    this.bestWin = arrays.int32(matchSize);
+    this.bestTeam = arrays.int32(matchSize);
 
     const serverCount = model.serverNames.length;
-    this.localStamp = globalMask === undefined ? new Int32Array(serverCount).fill(-1) : new Int32Array(0);
-    this.localBit = globalMask === undefined ? new Int32Array(serverCount) : new Int32Array(0);
+    this.localStamp = globalMask === undefined ? arrays.int32(serverCount).fill(-1) : arrays.int32(0);
+    this.localBit = globalMask === undefined ? arrays.int32(serverCount) : arrays.int32(0);
   }
 
   run(): FoundMatches {
-    const output = new MatchOutput(this.order, this.order.length, this.order.length);
+    const output = new MatchOutput(this.order, this.order.length, this.order.length, this.arrays);
     const anchors = this.model.anchorOrder;
     for (let ai = 0; ai < anchors.length; ai++) {
       const a = this.pos[anchors[ai]!]!;

@@ -15,6 +15,7 @@
  * demand and reused, so a call allocates only its result. Nothing in it survives from one call to
  * the next except capacity.
  */
+import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
 import type { QueueModel } from "./queue-model.js";
@@ -143,6 +144,7 @@ export function searchSingles(
   settings: SearchSettings,
   scratch: SinglesScratch,
   balancer: TeamBalancer,
+  arrays: ArrayArena = new ArrayArena(),
 ): FoundMatches {
   const { teams, perTeam, now, targetWaitingTime, maxWaitingTime, tolerance } = settings;
   const matchSize = teams * perTeam;
@@ -174,7 +176,7 @@ export function searchSingles(
     teams === 2 && partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT ? 1 / perTeam : 1;
   const pruneFactor = needsBalance ? (1 + 4 * imbalanceShare * imbalanceShare) * (1 + 1e-9) : 1 + 1e-9;
   const { keep, scanCap } = neighbourLimits(matchSize);
-  const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize));
+  const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize), arrays);
 
   const anchors = model.anchorOrder;
   for (let ai = 0; ai < anchors.length; ai++) {

@@ -3,6 +3,7 @@
  * constraint groups, server ids (names mapped to small integers) and per-ticket server costs.
  * One pass over the tickets; no per-ticket objects beyond what reading the input needs.
  */
+import { ArrayArena } from "./array-arena.js";
 import { sortIndicesByClass, sortIndicesByKey, sortIndicesByWholeKey } from "./index-sort.js";
 import type { MatchGameMode, MatchTicket } from "./types.js";
 
@@ -59,10 +60,10 @@ class GrowableBuffer<T extends Int32Array | Float64Array> {
   }
 }
 
-const intBuffer = (capacity: number) =>
-  new GrowableBuffer(new Int32Array(Math.max(16, capacity)), (n) => new Int32Array(n));
-const floatBuffer = (capacity: number) =>
-  new GrowableBuffer(new Float64Array(Math.max(16, capacity)), (n) => new Float64Array(n));
+const intBuffer = (arrays: ArrayArena, capacity: number) =>
+  new GrowableBuffer(arrays.int32(Math.max(16, capacity)), (n) => arrays.int32(n));
+const floatBuffer = (arrays: ArrayArena, capacity: number) =>
+  new GrowableBuffer(arrays.float64(Math.max(16, capacity)), (n) => arrays.float64(n));
 type IntBuffer = ReturnType<typeof intBuffer>;
 type FloatBuffer = ReturnType<typeof floatBuffer>;
 
@@ -79,7 +80,12 @@ export function constraintKey(constraints: MatchTicket["exactEqualityConstraints
   return key;
 }
 
-export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly MatchTicket[]): QueueModel {
+/** The model's arrays come from `arrays` (valid until its next reset); an empty arena allocates them. */
+export function buildQueueModel(
+  gameMode: MatchGameMode,
+  tickets: readonly MatchTicket[],
+  arrays: ArrayArena = new ArrayArena(),
+): QueueModel {
   const n = tickets.length;
   const playersPerTeam = gameMode.numPlayersPerTeam;
   const maxLatency =
@@ -87,12 +93,12 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
       ? gameMode.maxLatency
       : Number.POSITIVE_INFINITY;
 
-  const ratings = new Float64Array(n);
-  const joins = new Float64Array(n);
-  const ticketGroup = new Int32Array(n);
-  const ticketUnit = new Int32Array(n);
-  const ticketServerStart = new Int32Array(n + 1);
-  const serverIds = intBuffer(n * 5);
+  const ratings = arrays.float64(n);
+  const joins = arrays.float64(n);
+  const ticketGroup = arrays.int32(n);
+  const ticketUnit = arrays.int32(n);
+  const ticketServerStart = arrays.int32(n + 1);
+  const serverIds = intBuffer(arrays, n * 5);
   // Created at the first latency map; entries before it are server lists (NaN).
   let serverLatency: FloatBuffer | undefined;
   const serverIndex = new Map<string, number>();
@@ -153,7 +159,7 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
     } else if (servers !== null && typeof servers === "object") {
       const map = servers as Readonly<Record<string, number>>;
       if (serverLatency === undefined) {
-        serverLatency = floatBuffer(Math.max(serverIds.data.length, 16));
+        serverLatency = floatBuffer(arrays, Math.max(serverIds.data.length, 16));
         for (let e = 0; e < serverIds.length; e++) serverLatency.push(Number.NaN);
       }
       for (const name in map) {
@@ -172,6 +178,7 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
   const units =
     partyIndex.size === 0
       ? singleTicketUnits(
+          arrays,
           n,
           playersPerTeam,
           ratings,
@@ -182,6 +189,7 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
           serverCount,
         )
       : partyUnits(
+          arrays,
           n,
           unitCount,
           playersPerTeam,
@@ -211,12 +219,12 @@ export function buildQueueModel(gameMode: MatchGameMode, tickets: readonly Match
 
   let eligibleCount = 0;
   for (let u = 0; u < unitCount; u++) eligibleCount += eligible[u]!;
-  const matchable = new Int32Array(eligibleCount);
+  const matchable = arrays.int32(eligibleCount);
   for (let u = 0, i = 0; u < unitCount; u++) if (eligible[u] === 1) matchable[i++] = u;
 
-  const byRating = sortIndicesByKey(matchable, unitMean);
-  const ratingOrder = sortIndicesByClass(byRating, unitGroup, groupIndex.size);
-  const anchorOrder = sortIndicesByWholeKey(matchable, unitOldest);
+  const byRating = sortIndicesByKey(matchable, unitMean, arrays);
+  const ratingOrder = sortIndicesByClass(byRating, unitGroup, groupIndex.size, arrays);
+  const anchorOrder = sortIndicesByWholeKey(matchable, unitOldest, arrays);
 
   return {
     ticketCount: n,
@@ -262,6 +270,7 @@ interface Units {
 
 /** No ticket has a party: every ticket is its own unit, and most arrays are the tickets' own. */
 function singleTicketUnits(
+  arrays: ArrayArena,
   n: number,
   playersPerTeam: number,
   ratings: Float64Array,
@@ -271,14 +280,14 @@ function singleTicketUnits(
   serverIds: IntBuffer,
   serverCount: number,
 ): Units {
-  const identity = new Int32Array(n + 1);
+  const identity = arrays.int32(n + 1);
   for (let i = 0; i <= n; i++) identity[i] = i;
-  const sum = new Float64Array(n);
+  const sum = arrays.float64(n);
   // 0 + r as in a party's sum (so -0 becomes 0, exactly as the general path computes it).
   for (let t = 0; t < n; t++) sum[t] = 0 + ratings[t]!;
   const ids = serverIds.data;
-  const eligible = new Uint8Array(n);
-  const mask = serverCount <= 32 ? new Int32Array(n) : undefined;
+  const eligible = arrays.uint8(n);
+  const mask = serverCount <= 32 ? arrays.int32(n) : undefined;
   const fits = playersPerTeam >= 1 ? 1 : 0;
   for (let t = 0; t < n; t++) {
     const from = ticketServerStart[t]!;
@@ -291,7 +300,7 @@ function singleTicketUnits(
     }
   }
   return {
-    unitSize: new Int32Array(n).fill(1),
+    unitSize: arrays.int32(n).fill(1),
     unitMemberStart: identity,
     unitMembers: identity.subarray(0, n),
     unitSum: sum,
@@ -308,6 +317,7 @@ function singleTicketUnits(
 }
 
 function partyUnits(
+  arrays: ArrayArena,
   n: number,
   unitCount: number,
   playersPerTeam: number,
@@ -320,26 +330,26 @@ function partyUnits(
   serverCount: number,
 ): Units {
   // Units: members in input order (counting sort by unit).
-  const unitSize = new Int32Array(unitCount);
+  const unitSize = arrays.int32(unitCount);
   for (let t = 0; t < n; t++) unitSize[ticketUnit[t]!]!++;
-  const unitMemberStart = new Int32Array(unitCount + 1);
+  const unitMemberStart = arrays.int32(unitCount + 1);
   for (let u = 0; u < unitCount; u++) unitMemberStart[u + 1] = unitMemberStart[u]! + unitSize[u]!;
-  const unitMembers = new Int32Array(n);
-  const fill = unitMemberStart.slice(0, unitCount);
+  const unitMembers = arrays.int32(n);
+  const fill = arrays.copyOf(unitMemberStart.subarray(0, unitCount));
   for (let t = 0; t < n; t++) unitMembers[fill[ticketUnit[t]!]!++] = t;
 
-  const unitSum = new Float64Array(unitCount);
-  const unitMin = new Float64Array(unitCount);
-  const unitMax = new Float64Array(unitCount);
-  const unitMean = new Float64Array(unitCount);
-  const unitOldest = new Float64Array(unitCount);
-  const unitGroup = new Int32Array(unitCount);
-  const unitServerStart = new Int32Array(unitCount + 1);
-  const unitServerIds = intBuffer(serverIds.length);
-  const eligible = new Uint8Array(unitCount);
-  const stamp = new Int32Array(serverCount).fill(-1);
-  const seen = new Int32Array(serverCount);
-  const mask = serverCount <= 32 ? new Int32Array(unitCount) : undefined;
+  const unitSum = arrays.float64(unitCount);
+  const unitMin = arrays.float64(unitCount);
+  const unitMax = arrays.float64(unitCount);
+  const unitMean = arrays.float64(unitCount);
+  const unitOldest = arrays.float64(unitCount);
+  const unitGroup = arrays.int32(unitCount);
+  const unitServerStart = arrays.int32(unitCount + 1);
+  const unitServerIds = intBuffer(arrays, serverIds.length);
+  const eligible = arrays.uint8(unitCount);
+  const stamp = arrays.int32(serverCount).fill(-1);
+  const seen = arrays.int32(serverCount);
+  const mask = serverCount <= 32 ? arrays.int32(unitCount) : undefined;
 
   for (let u = 0; u < unitCount; u++) {
     const from = unitMemberStart[u]!;

@@ -14,8 +14,8 @@ export function searchMatches(
   scratch: SearchScratch,
 ): FoundMatches {
   const found = singlesSearchApplies(model, settings.teams, settings.perTeam)
-    ? searchSingles(model, settings, scratch.singles, scratch.balancer)
-    : searchMatchesGeneral(model, settings, scratch.balancer);
+    ? searchSingles(model, settings, scratch.singles, scratch.balancer, scratch.arrays)
+    : searchMatchesGeneral(model, settings, scratch.balancer, scratch.arrays);
   scratch.noteSearch(model.ratingOrder.length);
   return found;
 }

@@ -61,6 +61,8 @@ export class TeamBalancer {
   private vals = new Float64Array(0);
   private prefix = new Float64Array(0);
   private suffix = new Float64Array(0);
+  /** The sum of the combination's first k members at depth k (a double argument would be boxed per call). */
+  private sumAt = new Float64Array(0);
   private tTotal = 0;
   private tPick = 0;
   private tCount = 0;
@@ -207,6 +209,7 @@ export class TeamBalancer {
       this.vals = new Float64Array(2 * (count + 1));
       this.prefix = new Float64Array(2 * (count + 1));
       this.suffix = new Float64Array(2 * (count + 1));
+      this.sumAt = new Float64Array(2 * (pick + 1));
     }
     let total = 0;
     this.prefix[0] = 0;
@@ -233,15 +236,17 @@ export class TeamBalancer {
     this.tFromSearch = false;
     // Covers the rounding of bounds computed from differently ordered sums.
     this.tSlack = 1e-9 * (Math.abs(total) + 1);
-    if (pick > 0) this.visit(1, 0, this.vals[0]!);
+    this.sumAt[0] = this.vals[0]!;
+    if (pick > 0) this.visit(1, 0);
     for (let i = 0; i < count; i++) this.best[i] = 1;
     this.best[0] = 0;
     for (let k = 0; k < pick; k++) this.best[this.bestChosen[k]!] = 0;
     return this.tBestDiff;
   }
 
-  /** Chooses member `k` of the combination from indices `start…`, the sum so far being `sum`. */
-  private visit(start: number, k: number, sum: number): boolean {
+  /** Chooses member `k` of the combination from indices `start…`, the sum so far being `sumAt[k]`. */
+  private visit(start: number, k: number): boolean {
+    const sum = this.sumAt[k]!;
     const r = this.tPick - k;
     const total = this.tTotal;
     const last = this.tCount - r;
@@ -262,7 +267,10 @@ export class TeamBalancer {
           for (let j = 0; j < this.tPick; j++) this.bestChosen[j] = this.chosen[j]!;
           if (diff === 0) return true;
         }
-      } else if (this.visit(i + 1, k + 1, next)) return true;
+      } else {
+        this.sumAt[k + 1] = next;
+        if (this.visit(i + 1, k + 1)) return true;
+      }
     }
     return false;
   }

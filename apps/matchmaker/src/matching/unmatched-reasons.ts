@@ -14,7 +14,9 @@
  *    best one found (the nearest in rating on each usable server) scores below what the wait of its
  *    oldest ticket requires. Both scores are reported.
  */
+
 import type { UnmatchedReason } from "@arena/contracts";
+import { ArrayArena } from "./array-arena.js";
 import { matchScore, requiredScore } from "./match-quality.js";
 import { constraintKey, type QueueModel } from "./queue-model.js";
 import type { TeamBalancer } from "./team-balancing.js";
@@ -34,16 +36,17 @@ export function explainUnmatched(
   found: FoundMatches | undefined,
   settings: SearchSettings,
   balancer: TeamBalancer,
+  arrays: ArrayArena = new ArrayArena(),
 ): (UnmatchedReason | undefined)[] {
   const { unitCount, unitSize, unitGroup, unitServerStart, unitServerId } = model;
   const matchSize = settings.teams * settings.perTeam;
   const reasons = new Array<UnmatchedReason | undefined>(unitCount);
 
-  const matched = new Uint8Array(unitCount);
+  const matched = arrays.uint8(unitCount);
   if (found !== undefined) {
     for (let i = 0; i < found.unitStart[found.count]!; i++) matched[found.units[i]!] = 1;
   }
-  const matchable = new Uint8Array(unitCount);
+  const matchable = arrays.uint8(unitCount);
   for (const u of model.ratingOrder) matchable[u] = 1;
 
   for (let u = 0; u < unitCount; u++) {
@@ -67,7 +70,7 @@ export function explainUnmatched(
 
   // The free units in rating order (grouped by constraint group), for the nearest-window search.
   const free: number[] = [];
-  const freePos = new Int32Array(unitCount).fill(-1);
+  const freePos = arrays.int32(unitCount).fill(-1);
   for (const u of model.ratingOrder) {
     if (matched[u] === 0) {
       freePos[u] = free.length;
