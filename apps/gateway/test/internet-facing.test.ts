@@ -1,3 +1,4 @@
+import { untilReady } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import supertest from "supertest";
@@ -19,13 +20,8 @@ describe("METRICS_PORT", () => {
     const separated = await h.startInstance({ METRICS_PORT: "0" });
     await separated.http.get("/metrics").expect(404);
     const internal = supertest(separated.gateway.internalApp!);
-    // A fresh instance's first checks open its connections, which on a loaded CI machine can
-    // outlast the 2 s check timeout, as a real probe would retry. The detailed answer says why.
-    let detailed = await internal.get("/readyz");
-    for (let tries = 1; detailed.status !== 200 && tries < 10; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      detailed = await internal.get("/readyz");
-    }
+    // A fresh instance: wait for its connections, then the public answer says only "ready".
+    const detailed = await untilReady(() => internal.get("/readyz"));
     expect(detailed.body).toMatchObject({ status: "ready" });
     expect(Object.keys(detailed.body.checks).sort()).toEqual(["database", "redis", "stats"]);
     const ready = await separated.http.get("/readyz").expect(200);

@@ -1,5 +1,6 @@
 import { createTestDatabase } from "@arena/database";
 import { createLogger } from "@arena/service-kit";
+import { untilReady } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createApp } from "../src/app.js";
 import { loadLicenseConfig } from "../src/config.js";
@@ -160,7 +161,7 @@ describe("readiness", () => {
     });
     const supertest = (await import("supertest")).default;
     try {
-      await supertest(app.app).get("/readyz").expect(200);
+      expect((await untilReady(() => supertest(app.app).get("/readyz"))).status).toBe(200);
       await doomed.drop();
       const res = await supertest(app.app).get("/readyz").expect(503);
       expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);

@@ -116,3 +116,22 @@ export function keptAliveClients(
     done: Promise.all(clients).then(() => {}),
   };
 }
+
+/**
+ * Asks `/readyz` (through `get`) until it answers 200, at most `tries` times `pauseMs` apart, and
+ * returns the last answer. A fresh instance's first checks open its connections, which on a loaded
+ * CI machine can outlast the kit's 2 s check timeout, as a real probe would retry; the caller then
+ * asserts on the answer, whose detail says which check failed.
+ */
+export async function untilReady<T extends { status: number }>(
+  get: () => PromiseLike<T>,
+  tries = 10,
+  pauseMs = 500,
+): Promise<T> {
+  let answer = await get();
+  for (let attempt = 1; answer.status !== 200 && attempt < tries; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    answer = await get();
+  }
+  return answer;
+}
