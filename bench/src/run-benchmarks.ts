@@ -124,7 +124,7 @@ async function runMatchmakerPart(): Promise<MatchmakerPart> {
     shapes = await runShapeBenchmark(matchmaker.url);
     console.log("\nExplain (?explain=true) against the plain answer:");
     explain = await runExplainBenchmark(matchmaker.url);
-    const starts = Number(process.env.BENCH_FIRST_REQUEST_STARTS ?? 3);
+    const starts = Number(process.env.BENCH_FIRST_REQUEST_STARTS ?? 5);
     console.log(`\nFirst request after /readyz on a fresh process (${starts} starts):`);
     const samples: FirstRequestCase[][] = [];
     for (let i = 0; i < starts; i++) {

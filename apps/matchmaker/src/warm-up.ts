@@ -35,8 +35,13 @@ const WARM_UP_ROUNDS: Array<{
   { endpoint: "basic", teams: 2, perTeam: 5, parties: false, maps: false, now: true },
   { endpoint: "basic", teams: 2, perTeam: 2, parties: false, maps: false, explain: false, now: true },
 ];
-/** Each round runs this many times; V8 optimises a function after a few calls with long loops. */
-const REPEATS = 4;
+/**
+ * Each round runs this many times; V8 optimises a function after a few calls with long loops, and
+ * keeps re-optimising for a while after. With 4, the first two real requests still took 1.15–1.26×
+ * the steady time (median of six fresh starts per mode); with 8 the first took 1.02–1.06×, for about
+ * one more second before `/readyz` turns 200 (see "First request" in `pnpm bench`).
+ */
+const REPEATS = 8;
 /**
  * Every round is first sent once with this many tickets. V8 may optimise a function inside a long
  * loop of its first call (on-stack replacement), before the code after the loop has ever run; that
