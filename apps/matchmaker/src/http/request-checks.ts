@@ -110,8 +110,8 @@ function repeatedServer(servers: readonly string[]): number {
 
 /**
  * For each ticket, the index of the first ticket with the same ticketId (itself when unique). An
- * open-addressing table of indices keyed by a string hash, which allocates nothing per ticket (a Set
- * of 100k strings was the slowest check of a request; see the benchmark in `pnpm bench`) * a few, because it allocates nothing per ticket.
+ * open-addressing table of indices keyed by a string hash, which allocates nothing per ticket: a Set
+ * of 100k strings was once the slowest check of a request.
  */
 export function firstTicketWithSameId(tickets: readonly { ticketId: string }[]): Int32Array {
   const n = tickets.length;
