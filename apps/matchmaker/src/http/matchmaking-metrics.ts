@@ -15,7 +15,7 @@ export interface MatchmakingMetrics {
 }
 
 export function createMatchmakingMetrics(
-  metrics: ServiceMetrics,
+  metrics: Pick<ServiceMetrics, "registry">,
   license: Pick<LicenseClient, "state">,
 ): MatchmakingMetrics {
   const registers = [metrics.registry];
