@@ -1,5 +1,5 @@
 import { type LicenseClient, licenseReadinessCheck } from "@arena/license-client";
-import { createServiceApp, type Logger, Registry, type ServiceApp } from "@arena/service-kit";
+import { createServiceApp, type Logger, type ServiceApp } from "@arena/service-kit";
 import { rawJsonBody } from "./answer/raw-json-body.js";
 import { createInlineSpanScanner, type SpanScanner } from "./answer/span-scanner.js";
 import type { MatchmakerConfig } from "./config.js";
@@ -56,10 +56,6 @@ export function createApp(deps: MatchmakerDeps): MatchmakerApp {
         license: deps.license,
         pipeline,
         isWarmUpRequest: (req) => warmUp?.isWarmUpRequest(req) ?? false,
-        // Never scraped: the warm-up's requests run the metrics code without being counted.
-        ...(deps.warmUp
-          ? { warmUpMetrics: createMatchmakingMetrics({ registry: new Registry() }, deps.license) }
-          : {}),
       });
     },
   });

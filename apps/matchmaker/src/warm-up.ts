@@ -108,8 +108,7 @@ const WARM_UP_HEADER = "x-arena-warm-up";
  * so everything a request touches is compiled: the HTTP server, body reading, JSON parsing, the
  * pipeline, the answer and its sending. (Through the pipeline alone, the first real request still
  * took twice the steady time.) Its requests carry a random secret that lets them past the license
- * check and out of the scraped metrics (they are recorded into a private registry: see
- * `warmUpMetrics` in matchmaking-routes.ts); the secret dies with the warm-up.
+ * check and out of the metrics; the secret dies with the warm-up.
  */
 export function startWarmUp(app: Express, onError: (err: unknown) => void): WarmUp {
   let secret: string | undefined = randomBytes(24).toString("hex");

@@ -15,7 +15,7 @@ export interface MatchmakingMetrics {
 }
 
 export function createMatchmakingMetrics(
-  metrics: Pick<ServiceMetrics, "registry">,
+  metrics: ServiceMetrics,
   license: Pick<LicenseClient, "state">,
 ): MatchmakingMetrics {
   const registers = [metrics.registry];

@@ -12,13 +12,6 @@ export interface MatchmakingRouteDeps {
   metrics: MatchmakingMetrics;
   /** The start-up warm-up's own requests: past the license check, not counted. */
   isWarmUpRequest: (req: Request) => boolean;
-  /**
-   * Where the warm-up's requests are recorded instead: metrics of the same kinds in a registry
-   * nobody scrapes. A first real request that met the metrics code cold changed the field types
-   * of objects it shares hidden classes with, and V8 threw away optimised search and validation
-   * code in the middle of that request (`--trace-deopt`: "code dependencies").
-   */
-  warmUpMetrics?: MatchmakingMetrics;
 }
 
 /** POST /matchmaking/basic and /matchmaking/advanced: a thin shell around the pipeline. */
@@ -33,21 +26,19 @@ export function mountMatchmakingRoutes(app: Express, deps: MatchmakingRouteDeps)
     // Only a response sent in full gives its buffer back; an aborted one leaves it to the collector.
     res.once("finish", outcome.release);
     res.type("application/json").send(outcome.answer);
-    const recorded = warmingUp ? deps.warmUpMetrics : metrics;
-    if (recorded === undefined) return;
-    recorded.findMatchesSeconds.observe(outcome.matchingSeconds);
-    recorded.ticketsPerRequest.observe(outcome.tickets);
-    recorded.matchesReturned.inc(outcome.matches);
-    recorded.unmatchedTicketsReturned.inc(outcome.unmatched);
-    recorded.requestSeconds.observe(secondsSince(started));
+    if (warmingUp) return;
+    metrics.findMatchesSeconds.observe(outcome.matchingSeconds);
+    metrics.ticketsPerRequest.observe(outcome.tickets);
+    metrics.matchesReturned.inc(outcome.matches);
+    metrics.unmatchedTicketsReturned.inc(outcome.unmatched);
+    metrics.requestSeconds.observe(secondsSince(started));
   };
   const paths = ["/matchmaking/basic", "/matchmaking/advanced"];
   app.post(paths[0]!, handle("basic"));
   app.post(paths[1]!, handle("advanced"));
   // Every refusal on these paths, including the body parser's (413, malformed JSON), by its code.
   app.use(paths, (err: unknown, req: Request, _res: Response, next: NextFunction) => {
-    const recorded = deps.isWarmUpRequest(req) ? deps.warmUpMetrics : metrics;
-    recorded?.refused.inc({ reason: asAppError(err).code.toLowerCase() });
+    if (!deps.isWarmUpRequest(req)) metrics.refused.inc({ reason: asAppError(err).code.toLowerCase() });
     next(err);
   });
 }
