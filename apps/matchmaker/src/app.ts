@@ -6,7 +6,7 @@ import type { MatchmakerConfig } from "./config.js";
 import { createMatchmakingMetrics } from "./http/matchmaking-metrics.js";
 import { MatchmakingPipeline } from "./http/matchmaking-pipeline.js";
 import { mountMatchmakingRoutes } from "./http/matchmaking-routes.js";
-import { startWarmUp, type WarmUp } from "./warm-up.js";
+import { startWarmUp, type WarmUp, type WarmUpSize } from "./warm-up.js";
 
 export interface MatchmakerDeps {
   config: Pick<
@@ -20,8 +20,11 @@ export interface MatchmakerDeps {
   clock?: () => number;
   /** Where answers find their tickets' text; inline unless given (main.ts uses a worker thread). */
   spanScanner?: SpanScanner;
-  /** Run synthetic queues through the pipeline before /readyz turns 200 (main.ts does; tests need not). */
-  warmUp?: boolean;
+  /**
+   * Run synthetic queues through the pipeline before /readyz turns 200: main.ts does, at the
+   * production size (`true`); a test may pass a smaller `WarmUpSize`.
+   */
+  warmUp?: boolean | WarmUpSize;
 }
 
 export interface MatchmakerApp extends ServiceApp {
@@ -60,6 +63,10 @@ export function createApp(deps: MatchmakerDeps): MatchmakerApp {
     },
   });
   if (!deps.warmUp) return service;
-  warmUp = startWarmUp(service.app, (err) => deps.logger.warn({ err }, "a warm-up request failed"));
+  warmUp = startWarmUp(
+    service.app,
+    (err) => deps.logger.warn({ err }, "a warm-up request failed"),
+    deps.warmUp === true ? {} : deps.warmUp,
+  );
   return { ...service, warmUp };
 }

@@ -110,7 +110,19 @@ const WARM_UP_HEADER = "x-arena-warm-up";
  * took twice the steady time.) Its requests carry a random secret that lets them past the license
  * check and out of the metrics; the secret dies with the warm-up.
  */
-export function startWarmUp(app: Express, onError: (err: unknown) => void): WarmUp {
+/** How much the warm-up sends; production uses the defaults, tests a little. */
+export interface WarmUpSize {
+  /** Times each round's queue is sent (REPEATS). */
+  repeats?: number;
+  /** Tickets per queue (TICKETS). */
+  tickets?: number;
+}
+
+export function startWarmUp(
+  app: Express,
+  onError: (err: unknown) => void,
+  { repeats = REPEATS, tickets = TICKETS }: WarmUpSize = {},
+): WarmUp {
   let secret: string | undefined = randomBytes(24).toString("hex");
   let finished = false;
   const done = (async () => {
@@ -126,8 +138,8 @@ export function startWarmUp(app: Express, onError: (err: unknown) => void): Warm
       for (const round of WARM_UP_ROUNDS) await send(round, bytes(syntheticQueue(round, 0, FIRST_SIZE)));
       let seed = 1;
       for (const round of WARM_UP_ROUNDS) {
-        const body = bytes(syntheticQueue(round, seed++));
-        for (let i = 0; i < REPEATS; i++) await send(round, body);
+        const body = bytes(syntheticQueue(round, seed++, tickets));
+        for (let i = 0; i < repeats; i++) await send(round, body);
       }
     } finally {
       agent.destroy();
