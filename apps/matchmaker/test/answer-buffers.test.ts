@@ -45,6 +45,13 @@ async function readAll(res: IncomingMessage): Promise<string> {
 
 const withoutIds = (text: string) => text.replace(/"id":"[0-9a-f-]{36}"/g, '"id":""');
 
+/**
+ * The answers must be larger than what the kernel's socket buffers absorb, so each test sends
+ * several 40k-ticket queues: about 10 s alone, and over the 30 s default beside the other suites
+ * in CI (it timed out there once).
+ */
+const LARGE_ANSWER_TIMEOUT_MS = 120_000;
+
 describe("answer buffers reused from one request to the next", () => {
   const { app } = createApp({
     config: {
@@ -65,32 +72,40 @@ describe("answer buffers reused from one request to the next", () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it("never hand a slow reader's answer to the next request before it is sent", async () => {
-    const slowBody = queue("slow", 40_000);
-    const fastBody = queue("fast", 40_000);
-    const expected = withoutIds(await readAll(await post(port, slowBody)));
-    // Both answers are several MiB: a reader that does not read keeps most of its answer in the
-    // server's socket, and the next request's answer needs a buffer of the same size.
-    const slow = await post(port, slowBody);
-    slow.pause();
-    for (let i = 0; i < 3; i++) {
-      const fast = await readAll(await post(port, fastBody));
-      expect(fast).not.toContain('"slow-');
-    }
-    const answer = await readAll(slow);
-    expect(answer).not.toContain('"fast-');
-    expect(withoutIds(answer)).toBe(expected);
-    expect(JSON.parse(answer).matchSuggestions.length).toBeGreaterThan(9_000);
-  });
+  it(
+    "never hand a slow reader's answer to the next request before it is sent",
+    async () => {
+      const slowBody = queue("slow", 40_000);
+      const fastBody = queue("fast", 40_000);
+      const expected = withoutIds(await readAll(await post(port, slowBody)));
+      // Both answers are several MiB: a reader that does not read keeps most of its answer in the
+      // server's socket, and the next request's answer needs a buffer of the same size.
+      const slow = await post(port, slowBody);
+      slow.pause();
+      for (let i = 0; i < 3; i++) {
+        const fast = await readAll(await post(port, fastBody));
+        expect(fast).not.toContain('"slow-');
+      }
+      const answer = await readAll(slow);
+      expect(answer).not.toContain('"fast-');
+      expect(withoutIds(answer)).toBe(expected);
+      expect(JSON.parse(answer).matchSuggestions.length).toBeGreaterThan(9_000);
+    },
+    LARGE_ANSWER_TIMEOUT_MS,
+  );
 
-  it("answer a client that leaves mid-answer and then the next one in full", async () => {
-    const body = queue("gone", 40_000);
-    const expected = withoutIds(await readAll(await post(port, body)));
-    const left = await post(port, body);
-    left.destroy();
-    const next = await readAll(await post(port, body));
-    expect(withoutIds(next)).toBe(expected);
-  });
+  it(
+    "answer a client that leaves mid-answer and then the next one in full",
+    async () => {
+      const body = queue("gone", 40_000);
+      const expected = withoutIds(await readAll(await post(port, body)));
+      const left = await post(port, body);
+      left.destroy();
+      const next = await readAll(await post(port, body));
+      expect(withoutIds(next)).toBe(expected);
+    },
+    LARGE_ANSWER_TIMEOUT_MS,
+  );
 });
 
 describe("BytePool", () => {
