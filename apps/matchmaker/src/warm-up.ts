@@ -103,13 +103,6 @@ export interface WarmUp {
 
 const WARM_UP_HEADER = "x-arena-warm-up";
 
-/**
- * Sends the warm-up queues over a loopback connection to `app` (on a server of its own, port 0),
- * so everything a request touches is compiled: the HTTP server, body reading, JSON parsing, the
- * pipeline, the answer and its sending. (Through the pipeline alone, the first real request still
- * took twice the steady time.) Its requests carry a random secret that lets them past the license
- * check and out of the metrics; the secret dies with the warm-up.
- */
 /** How much the warm-up sends; production uses the defaults, tests a little. */
 export interface WarmUpSize {
   /** Times each round's queue is sent (REPEATS). */
@@ -118,6 +111,13 @@ export interface WarmUpSize {
   tickets?: number;
 }
 
+/**
+ * Sends the warm-up queues over a loopback connection to `app` (on a server of its own, port 0),
+ * so everything a request touches is compiled: the HTTP server, body reading, JSON parsing, the
+ * pipeline, the answer and its sending. (Through the pipeline alone, the first real request still
+ * took twice the steady time.) Its requests carry a random secret that lets them past the license
+ * check and out of the metrics; the secret dies with the warm-up.
+ */
 export function startWarmUp(
   app: Express,
   onError: (err: unknown) => void,
