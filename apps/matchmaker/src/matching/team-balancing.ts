@@ -173,14 +173,14 @@ export class TeamBalancer {
     let bestDiff = Math.abs(total - 2 * (v0 + v3));
     let partner = o3;
     let fromSearch = false;
-    const candidates = [o1, o2, o3] as const;
-    const values = [v1, v2, v3] as const;
+    // The partners in order b, c, d (no array literals: this runs once per 2v2 match).
     for (let k = 0; k < 3; k++) {
-      const diff = Math.abs(total - 2 * (v0 + values[k]!));
+      const value = k === 0 ? v1 : k === 1 ? v2 : v3;
+      const diff = Math.abs(total - 2 * (v0 + value));
       if (diff < bestDiff || (diff === bestDiff && !fromSearch)) {
         bestDiff = diff;
         fromSearch = true;
-        partner = candidates[k]!;
+        partner = k === 0 ? o1 : k === 1 ? o2 : o3;
         if (diff === 0) break;
       }
     }
