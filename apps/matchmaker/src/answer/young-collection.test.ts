@@ -1,5 +1,6 @@
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { runInNewContext } from "node:vm";
+import { describe, expect, it } from "@jest/globals";
 import { collectYoungGarbageBefore, YOUNG_COLLECTION_MIN_BYTES } from "./young-collection.js";
 
 /** Young collections (scavenges) seen while `work` runs, counted from Node's gc performance entries. */
@@ -7,8 +8,9 @@ async function youngCollectionsDuring(work: () => void): Promise<number> {
   let count = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if ((entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
-        count++;
+      // A gc entry's detail (NodeGCPerformanceDetail) is missing from PerformanceEntry's type on Node 20.
+      const { detail } = entry as unknown as { detail?: { kind?: number } };
+      if (detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) count++;
     }
   });
   observer.observe({ entryTypes: ["gc"] });
