@@ -141,6 +141,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       PORT: String(await freePort()),
       LICENSE_URL: license.url,
       LICENSE_KEY: licenseKey,
+      // These tests are about behaviour, not speed: a small warm-up readies the matchmaker in a
+      // second, where the production one took up to a minute next to the other suites in CI.
+      WARM_UP_TICKETS: "1000",
       ...options.env?.matchmaker,
     });
     started.push(matchmaker);

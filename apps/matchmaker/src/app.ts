@@ -21,8 +21,8 @@ export interface MatchmakerDeps {
   /** Where answers find their tickets' text; inline unless given (main.ts uses a worker thread). */
   spanScanner?: SpanScanner;
   /**
-   * Run synthetic queues through the pipeline before /readyz turns 200: main.ts does, at the
-   * production size (`true`); a test may pass a smaller `WarmUpSize`.
+   * Run synthetic queues through the pipeline before /readyz turns 200: main.ts does, at the size
+   * `WARM_UP_TICKETS` says (`true` is the production size); a test may pass a smaller `WarmUpSize`.
    */
   warmUp?: boolean | WarmUpSize;
 }

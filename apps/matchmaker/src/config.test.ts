@@ -10,7 +10,16 @@ describe("matchmaker configuration", () => {
       LICENSE_URL: "http://127.0.0.1:8082",
       LICENSE_GRACE_SECONDS: 86400,
       MAX_TICKETS: 200000,
+      WARM_UP_TICKETS: 10000,
     });
+  });
+
+  it("takes a smaller warm-up, or none, and refuses a negative one", () => {
+    expect(loadMatchmakerConfig({ LICENSE_KEY: "lk_abc", WARM_UP_TICKETS: "500" }).WARM_UP_TICKETS).toBe(500);
+    expect(loadMatchmakerConfig({ LICENSE_KEY: "lk_abc", WARM_UP_TICKETS: "0" }).WARM_UP_TICKETS).toBe(0);
+    expect(() => loadMatchmakerConfig({ LICENSE_KEY: "lk_abc", WARM_UP_TICKETS: "-1" })).toThrow(
+      /WARM_UP_TICKETS/,
+    );
   });
 
   it("lists every bad or missing variable at once without showing the key", () => {

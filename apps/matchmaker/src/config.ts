@@ -16,6 +16,9 @@ export const configSchema = {
     // A match's cost grows with its size; 1000 covers 100-player battle royales with room to spare.
     MAX_MATCH_PLAYERS: { type: "integer", minimum: 2, maximum: 10_000, default: 1000 },
     CLOCK_SKEW_SECONDS: { type: "integer", minimum: 0, default: 60 },
+    // Tickets per synthetic queue of the start-up warm-up (warm-up.ts); 0 skips it. The default is
+    // the queue size the first real requests are measured at; a smaller one readies sooner.
+    WARM_UP_TICKETS: { type: "integer", minimum: 0, maximum: 100_000, default: 10_000 },
   },
 } as const;
 

@@ -22,7 +22,13 @@ async function main(): Promise<void> {
 
   // Ticket spans are found on a second core while the request thread validates and matches.
   const spanScanner = createWorkerSpanScanner();
-  const { app, lifecycle, warmUp } = createApp({ config, license, logger, spanScanner, warmUp: true });
+  const { app, lifecycle, warmUp } = createApp({
+    config,
+    license,
+    logger,
+    spanScanner,
+    warmUp: config.WARM_UP_TICKETS > 0 && { tickets: config.WARM_UP_TICKETS },
+  });
   const running = await serve({
     app,
     port: config.PORT,
