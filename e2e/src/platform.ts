@@ -141,8 +141,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       PORT: String(await freePort()),
       LICENSE_URL: license.url,
       LICENSE_KEY: licenseKey,
-      // These tests are about behaviour, not speed: a small warm-up readies the matchmaker in a
-      // second, where the production one took up to a minute next to the other suites in CI.
+      // These tests are about behaviour, not speed: the production warm-up (eight 10k-ticket queues
+      // per round) took 17–86 s in the warm-up test beside the other suites in CI.
       WARM_UP_TICKETS: "1000",
       ...options.env?.matchmaker,
     });

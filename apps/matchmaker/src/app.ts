@@ -21,10 +21,10 @@ export interface MatchmakerDeps {
   /** Where answers find their tickets' text; inline unless given (main.ts uses a worker thread). */
   spanScanner?: SpanScanner;
   /**
-   * Run synthetic queues through the pipeline before /readyz turns 200: main.ts does, at the size
-   * `WARM_UP_TICKETS` says (`true` is the production size); a test may pass a smaller `WarmUpSize`.
+   * Run synthetic queues through the pipeline before /readyz turns 200, at this size (`{}` is the
+   * production size): main.ts does unless `WARM_UP_TICKETS` is 0; a test may pass a smaller one.
    */
-  warmUp?: boolean | WarmUpSize;
+  warmUp?: WarmUpSize;
 }
 
 export interface MatchmakerApp extends ServiceApp {
@@ -66,7 +66,7 @@ export function createApp(deps: MatchmakerDeps): MatchmakerApp {
   warmUp = startWarmUp(
     service.app,
     (err) => deps.logger.warn({ err }, "a warm-up request failed"),
-    deps.warmUp === true ? {} : deps.warmUp,
+    deps.warmUp,
   );
   return { ...service, warmUp };
 }

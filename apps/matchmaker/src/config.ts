@@ -1,4 +1,5 @@
 import { commonConfigProperties, loadConfig } from "@arena/service-kit";
+import { DEFAULT_WARM_UP_TICKETS } from "./warm-up.js";
 
 /** The matchmaker's whole configuration; a self-hoster needs only LICENSE_KEY (and LICENSE_URL). */
 export const configSchema = {
@@ -18,7 +19,7 @@ export const configSchema = {
     CLOCK_SKEW_SECONDS: { type: "integer", minimum: 0, default: 60 },
     // Tickets per synthetic queue of the start-up warm-up (warm-up.ts); 0 skips it. The default is
     // the queue size the first real requests are measured at; a smaller one readies sooner.
-    WARM_UP_TICKETS: { type: "integer", minimum: 0, maximum: 100_000, default: 10_000 },
+    WARM_UP_TICKETS: { type: "integer", minimum: 0, maximum: 100_000, default: DEFAULT_WARM_UP_TICKETS },
   },
 } as const;
 

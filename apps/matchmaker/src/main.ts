@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     license,
     logger,
     spanScanner,
-    warmUp: config.WARM_UP_TICKETS > 0 && { tickets: config.WARM_UP_TICKETS },
+    ...(config.WARM_UP_TICKETS > 0 && { warmUp: { tickets: config.WARM_UP_TICKETS } }),
   });
   const running = await serve({
     app,

@@ -50,7 +50,8 @@ const REPEATS = 8;
  * others). Small queues run every function to its end in the interpreter first.
  */
 const FIRST_SIZE = 16;
-const TICKETS = 10_000;
+/** Tickets per warm-up queue unless told otherwise (the default of `WARM_UP_TICKETS`). */
+export const DEFAULT_WARM_UP_TICKETS = 10_000;
 const NOW = 1_700_000_000;
 
 /**
@@ -61,7 +62,7 @@ const NOW = 1_700_000_000;
 export function syntheticQueue(
   round: (typeof WARM_UP_ROUNDS)[number],
   seed: number,
-  size: number = TICKETS,
+  size: number = DEFAULT_WARM_UP_TICKETS,
 ): string {
   let state = seed >>> 0;
   const random = () => {
@@ -107,7 +108,7 @@ const WARM_UP_HEADER = "x-arena-warm-up";
 export interface WarmUpSize {
   /** Times each round's queue is sent (REPEATS). */
   repeats?: number;
-  /** Tickets per queue (TICKETS). */
+  /** Tickets per queue (DEFAULT_WARM_UP_TICKETS). */
   tickets?: number;
 }
 
@@ -121,7 +122,7 @@ export interface WarmUpSize {
 export function startWarmUp(
   app: Express,
   onError: (err: unknown) => void,
-  { repeats = REPEATS, tickets = TICKETS }: WarmUpSize = {},
+  { repeats = REPEATS, tickets = DEFAULT_WARM_UP_TICKETS }: WarmUpSize = {},
 ): WarmUp {
   let secret: string | undefined = randomBytes(24).toString("hex");
   let finished = false;
