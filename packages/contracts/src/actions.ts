@@ -30,6 +30,8 @@ export interface HostedOperation {
   params: Readonly<Record<string, object>>;
   query?: Readonly<Record<string, object>>;
   body?: SchemaName;
+  /** The body may be left out (an empty request means `{}`); otherwise it is required. */
+  optionalBody?: true;
   answers: Readonly<Record<number, SchemaName | null>>;
   prefer?: { plain: number; representation: number };
   errors: readonly number[];
@@ -167,6 +169,7 @@ export const HOSTED_OPERATIONS = [
     roles: ANY_ROLE,
     params: match,
     body: "ConfirmMatchRequest",
+    optionalBody: true,
     answers: { 204: null },
     errors: [404, 409],
     tag: "matches",
@@ -180,6 +183,7 @@ export const HOSTED_OPERATIONS = [
     roles: ANY_ROLE,
     params: match,
     body: "FailMatchRequest",
+    optionalBody: true,
     answers: { 204: null, 200: "FailMatchResponse" },
     prefer: { plain: 204, representation: 200 },
     errors: [404, 409],
@@ -305,6 +309,7 @@ export const HOSTED_OPERATIONS = [
     roles: ADMIN_ONLY,
     params: {},
     body: "CreateSeasonRequest",
+    optionalBody: true,
     answers: { 201: "Season" },
     errors: [409],
     tag: "seasons",
@@ -334,7 +339,14 @@ export function operationOfAction(action: MessageAction): HostedOperation | unde
   return (HOSTED_OPERATIONS as readonly HostedOperation[]).find((op) => op.action === action);
 }
 
+const PATH_PARAMETER = /\{([A-Za-z0-9_]+)\}/g;
+
 /** `/games/{gameId}` → `/games/:gameId` (express), in one place. */
 export function expressPath(path: string): string {
-  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
+  return path.replace(PATH_PARAMETER, ":$1");
+}
+
+/** `/games/{gameId}` with `{gameId: "a b"}` → `/games/a%20b`: a concrete path to call. */
+export function fillPath(path: string, params: Readonly<Record<string, unknown>>): string {
+  return path.replace(PATH_PARAMETER, (_m, name: string) => encodeURIComponent(String(params[name])));
 }

@@ -3,6 +3,7 @@ export * from "./backfill.js";
 export * from "./error-codes.js";
 export * from "./games.js";
 export * from "./identity.js";
+export * from "./internal-operations.js";
 export * from "./leaderboard.js";
 export * from "./license.js";
 export * from "./matches.js";

@@ -63,7 +63,7 @@ function hostedOperation(op: HostedOperation): Json {
     tags: [op.tag],
     security: [{ idToken: [] }],
     parameters,
-    ...(op.body ? { requestBody: { required: true, ...json(op.body) } } : {}),
+    ...(op.body ? { requestBody: { required: op.optionalBody !== true, ...json(op.body) } } : {}),
     responses,
   };
 }

@@ -1,6 +1,8 @@
 import {
   type FieldError,
+  fillPath,
   type HostedOperation,
+  internalOperation,
   type MessageAction,
   type MessageResponsePayloads,
   operationOfAction,
@@ -20,9 +22,9 @@ type Payload = Record<string, unknown>;
 
 /**
  * Stats serves getPlayerStats in its message shape (PlayerStats with `rank` and `isCurrentSeason`,
- * which the REST `GET /players/{playerId}` leaves out) at this internal route.
+ * which the REST `GET /players/{playerId}` leaves out) at an internal operation of its own.
  */
-export const PLAYER_STATS_ACTION_PATH = "/internal/actions/getPlayerStats";
+const playerStatsAction = internalOperation("getPlayerStatsAction");
 
 /** Asks stats for the body where an operation answers 204 by default (RFC 7240). */
 const RETURN_REPRESENTATION = "return=representation";
@@ -33,14 +35,12 @@ export function actionRequestOf(
   payload: Payload,
 ): ActionRequest {
   if (action === "getPlayerStats") {
-    return { method: "POST", path: PLAYER_STATS_ACTION_PATH, body: JSON.stringify(payload) };
+    return { method: playerStatsAction.method, path: playerStatsAction.path, body: JSON.stringify(payload) };
   }
   const op = operationOfAction(action);
   if (op === undefined) throw new Error(`No operation in the action table for ${action}`);
   const consumed = new Set(Object.keys(op.params));
-  const path = op.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) =>
-    encodeURIComponent(String(payload[name])),
-  );
+  const path = fillPath(op.path, payload);
   const query = new URLSearchParams();
   for (const name of Object.keys(op.query ?? {})) {
     consumed.add(name);

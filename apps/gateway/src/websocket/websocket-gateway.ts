@@ -2,6 +2,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import {
+  fillPath,
+  internalOperation,
   MESSAGE_ACTIONS,
   type MessageAction,
   messagePayloadValidators,
@@ -38,6 +40,8 @@ import {
   operationFor,
   responsePayloadOf,
 } from "./action-mapping.js";
+
+const connectionClosed = internalOperation("connectionClosed");
 
 export interface WebSocketLimits {
   keepAliveMs: number;
@@ -295,8 +299,8 @@ export class WebSocketGateway {
     for (let attempt = 1; attempt <= CLOSED_NOTICE_ATTEMPTS; attempt++) {
       try {
         const answer = await this.deps.upstream.callAndRead({
-          method: "POST",
-          path: `/internal/connections/${encodeURIComponent(connectionId)}/closed`,
+          method: connectionClosed.method,
+          path: fillPath(connectionClosed.path, { connectionId }),
           tenantId,
           // Stats admits only calls that name a role; the notice acts for the connection's server.
           role: "server",
