@@ -70,6 +70,33 @@ async function transactionOnce<T>(pool: SqlPool, fn: (tx: SqlClient) => Promise<
   }
 }
 
+/** A pool or a checked-out connection: whatever a statement runs on. */
+export interface Queryable {
+  query<Row extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<Row>>;
+}
+
+/**
+ * One SQL statement of a store, with the shape of its parameters and rows, so the stores hold
+ * names instead of SQL strings (each domain keeps its statements in a `*-sql.ts` module). It runs
+ * with `$n` parameters; `prepared` ones are also named, so each connection parses and plans them
+ * once (only for statements that run on every request of a hot path).
+ */
+export class SqlStatement<
+  Params extends readonly unknown[],
+  Row extends pg.QueryResultRow = pg.QueryResultRow,
+> {
+  constructor(
+    readonly name: string,
+    readonly text: string,
+    private readonly options: { prepared?: boolean } = {},
+  ) {}
+
+  run(client: Queryable, ...values: Params): Promise<pg.QueryResult<Row>> {
+    const config = { text: this.text, values: [...values] };
+    return client.query<Row>(this.options.prepared ? { ...config, name: this.name } : config);
+  }
+}
+
 /**
  * A hot statement PostgreSQL parses and plans once per connection (SQL `PREPARE`), then runs by
  * name. `EXECUTE` is plain SQL, so it fits the simple-query protocol that lets BEGIN or a second

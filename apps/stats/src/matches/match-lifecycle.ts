@@ -4,13 +4,39 @@ import type {
   FieldError,
   Match,
   MatchPlayer,
-  MatchStatus,
   MatchSuggestion,
 } from "@arena/contracts";
 import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
-import { inTransaction, type SqlClient, type SqlPool } from "../db.js";
+import { inTransaction, type Queryable, type SqlClient, type SqlPool } from "../db.js";
 import type { Pusher, PushTarget } from "../push/pusher.js";
+import {
+  ACKNOWLEDGE,
+  CANCEL_BACKFILLS,
+  CLAIM_WAITING,
+  CONFIRM_LOCKED,
+  CONFIRM_OPEN,
+  DELETE_FROM_QUEUE,
+  DELIVERED_MATCHES,
+  DELIVERED_ROSTER,
+  DUE_FOR_TIME_OUT,
+  INSERT_MATCHES,
+  INSERT_ROSTER,
+  LEAVE_QUEUE,
+  MARK_FAILED,
+  MATCH_ROW,
+  MATCH_ROW_LOCKED,
+  type MatchRow,
+  PICK_SUGGESTED,
+  RECORD_PUSH_TARGETS,
+  RELEASE_FROM_CONNECTION,
+  REQUEUE_CONFIRMED,
+  REQUEUE_UNCONFIRMED,
+  RETURN_ORPHANED_PUSHES,
+  RETURN_UNCLAIMED,
+  ROSTER,
+  UNCLAIM,
+} from "./lifecycle-sql.js";
 import { appliesFrom, transition, UNCONFIRMED } from "./match-state.js";
 
 /** `POST /games/{gameId}/matches` answers at most this many suggestions per call. */
@@ -34,35 +60,6 @@ export interface LifecycleMetrics {
   pushed(kind: "offered" | "unclaimed", count: number): void;
 }
 
-interface MatchRow {
-  match_id: string;
-  game_id: string;
-  status: MatchStatus;
-  server: string;
-  match_score: number;
-  result_answer: unknown;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** A queue row claimed for a stored suggestion, with what its roster entry copies. */
-interface ClaimedRow {
-  player_id: string;
-  match_id: string;
-  reference: string | null;
-  joined_at: Date;
-  servers: string[] | null;
-  party_name: string | null;
-}
-
-interface RosterRow {
-  match_id: string;
-  player_id: string;
-  team: number;
-  reference: string | null;
-  dropped: boolean;
-}
-
 export interface PlayerUpdateLists {
   remove?: readonly string[];
   requeue?: readonly string[];
@@ -74,7 +71,7 @@ const notFound = (gameId: string, matchId: string) =>
   new AppError("NOT_FOUND", `Match ${matchId} of game ${gameId} does not exist`);
 
 /**
- * The hosted match lifecycle (SPEC §5) over PostgreSQL, the truth: storing the matchmaker's
+ * The hosted match lifecycle over PostgreSQL, the truth: storing the matchmaker's
  * suggestions, delivery (REST fetch or WebSocket push), confirmation, failure, time-outs.
  *
  * Every change locks the match row first (`FOR UPDATE`), so two requests on one match serialise,
@@ -125,22 +122,13 @@ export class MatchLifecycle {
     }
     const forPush = await this.deps.pusher.hasSubscribers(tenantId, gameId).catch(() => false);
     const stored = await inTransaction(this.deps.pool, async (tx) => {
-      // Claims the players still waiting, each for its match. Written without joins on purpose:
-      // the queue table churns faster than its statistics, and a join planned on stale ones (a
-      // nested loop over a sequential scan) took seconds per tick; `= ANY` is an index scan or a
-      // hashed filter whatever the statistics say, and the match of each player is a lookup in
-      // one JSON object. Rows lock in index (playerId) order; deadlock victims are retried.
-      const claimed = await tx.query<ClaimedRow>(
-        `UPDATE queue_players SET state = 'matched', match_id = $4::jsonb ->> player_id, updated_at = $5
-          WHERE tenant_id = $1 AND player_id = ANY($3::text[]) AND game_id = $2 AND state = 'waiting'
-         RETURNING player_id, match_id, reference, joined_at, servers, party_name`,
-        [
-          tenantId,
-          gameId,
-          playerIds,
-          JSON.stringify(Object.fromEntries(playerIds.map((p, i) => [p, matchOf[i]]))),
-          now,
-        ],
+      const claimed = await CLAIM_WAITING.run(
+        tx,
+        tenantId,
+        gameId,
+        playerIds,
+        JSON.stringify(Object.fromEntries(playerIds.map((p, i) => [p, matchOf[i]]))),
+        now,
       );
       const claimedPerMatch = new Map<string, number>();
       for (const row of claimed.rows)
@@ -151,40 +139,26 @@ export class MatchLifecycle {
       const completeSet = new Set(complete.map((s) => s.id));
       const incomplete = suggestions.filter((s) => !completeSet.has(s.id)).map((s) => s.id);
       if (incomplete.length > 0) {
-        await tx.query(
-          `UPDATE queue_players SET state = 'waiting', match_id = NULL
-            WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND state = 'matched'`,
-          [tenantId, incomplete],
-        );
+        await UNCLAIM.run(tx, tenantId, incomplete);
       }
       if (complete.length === 0) return [];
       const ids = complete.map((s) => s.id);
-      await tx.query(
-        `INSERT INTO matches (tenant_id, match_id, game_id, status, server, match_score, created_at, updated_at, confirm_by)
-         SELECT $1, m.id, $2, $8::"MatchStatus", m.server, m.score, $3, $3, $3::timestamptz + make_interval(secs => $7)
-           FROM unnest($4::text[], $5::text[], $6::float8[]) AS m(id, server, score)`,
-        [
-          tenantId,
-          gameId,
-          now,
-          ids,
-          complete.map((s) => s.server),
-          complete.map((s) => s.matchScore),
-          confirmationTimeoutSeconds,
-          forPush ? "delivered" : "suggested",
-        ],
+      await INSERT_MATCHES.run(
+        tx,
+        tenantId,
+        gameId,
+        now,
+        ids,
+        complete.map((s) => s.server),
+        complete.map((s) => s.matchScore),
+        confirmationTimeoutSeconds,
+        forPush ? "delivered" : "suggested",
       );
       const teamOfPlayer = new Map(playerIds.map((p, i) => [p, teamOf[i]!]));
       const roster = claimed.rows
         .filter((r) => completeSet.has(r.match_id))
         .map((r) => ({ ...r, team: teamOfPlayer.get(r.player_id)! }));
-      await tx.query(
-        `INSERT INTO match_players (tenant_id, match_id, player_id, team, reference, joined_at, servers, party_name)
-         SELECT $1, r.match_id, r.player_id, r.team, r.reference, r.joined_at, r.servers, r.party_name
-           FROM jsonb_to_recordset($2::jsonb) AS r(match_id text, player_id text, team int, reference text,
-                                                  joined_at timestamptz, servers text[], party_name text)`,
-        [tenantId, JSON.stringify(roster)],
-      );
+      await INSERT_ROSTER.run(tx, tenantId, JSON.stringify(roster));
       return this.delivered(tx, tenantId, ids);
     });
     this.deps.metrics?.matchesFormed(gameId, stored.length);
@@ -197,22 +171,8 @@ export class MatchLifecycle {
   async fetchUndelivered(tenantId: string, gameId: string): Promise<DeliveredMatch[]> {
     const now = this.deps.clock.now();
     return inTransaction(this.deps.pool, async (tx) => {
-      const picked = await tx.query<{ match_id: string; created_at: Date }>(
-        `WITH picked AS (
-           SELECT match_id, created_at FROM matches
-            WHERE tenant_id = $1 AND game_id = $2 AND status = 'suggested'
-            ORDER BY created_at, match_id LIMIT $4 FOR UPDATE SKIP LOCKED)
-         UPDATE matches m SET status = 'delivered', acked_at = coalesce(m.acked_at, $3), updated_at = $3
-           FROM picked WHERE m.tenant_id = $1 AND m.match_id = picked.match_id
-         RETURNING m.match_id, picked.created_at`,
-        [tenantId, gameId, now, MAX_FETCHED_MATCHES],
-      );
-      const ordered = picked.rows
-        .sort(
-          (a, b) => a.created_at.getTime() - b.created_at.getTime() || a.match_id.localeCompare(b.match_id),
-        )
-        .map((r) => r.match_id);
-      return this.delivered(tx, tenantId, ordered);
+      const picked = await PICK_SUGGESTED.run(tx, tenantId, gameId, now, MAX_FETCHED_MATCHES, true);
+      return this.delivered(tx, tenantId, oldestFirst(picked.rows));
     });
   }
 
@@ -236,11 +196,7 @@ export class MatchLifecycle {
 
   /** `matchSuggestionDelivery`: records the first acknowledgement; idempotent. */
   async acknowledge(tenantId: string, gameId: string, matchId: string): Promise<void> {
-    const res = await this.deps.pool.query(
-      `UPDATE matches SET acked_at = coalesce(acked_at, $4)
-        WHERE tenant_id = $1 AND game_id = $2 AND match_id = $3`,
-      [tenantId, gameId, matchId, this.deps.clock.now()],
-    );
+    const res = await ACKNOWLEDGE.run(this.deps.pool, tenantId, gameId, matchId, this.deps.clock.now());
     if (res.rowCount === 0) throw notFound(gameId, matchId);
   }
 
@@ -254,20 +210,8 @@ export class MatchLifecycle {
       return;
     }
     const now = this.deps.clock.now();
-    // The common case in one statement (one round trip instead of five): the match is in a
-    // status the state machine confirms from; its players leave the queue with it.
-    // Named: each connection parses and plans it once (see PreparedStatement in db.ts).
-    const fast = await this.deps.pool.query({
-      name: "match_confirm",
-      text: `WITH confirmed AS (
-         UPDATE matches SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(acked_at, $4), updated_at = $4
-          WHERE tenant_id = $1 AND match_id = $2 AND game_id = $3 AND status = ANY($5::"MatchStatus"[])
-         RETURNING match_id),
-       left_queue AS (
-         DELETE FROM queue_players q USING confirmed c WHERE q.tenant_id = $1 AND q.match_id = c.match_id)
-       SELECT match_id FROM confirmed`,
-      values: [tenantId, matchId, gameId, now, CONFIRMABLE],
-    });
+    // The common case in one statement; the rest is decided on the locked row below.
+    const fast = await CONFIRM_OPEN.run(this.deps.pool, tenantId, matchId, gameId, now, CONFIRMABLE);
     if (fast.rowCount === 1) return;
     // Otherwise: not found, already confirmed (a repeat), or refused, decided on the locked row.
     await inTransaction(this.deps.pool, async (tx) => {
@@ -275,12 +219,8 @@ export class MatchLifecycle {
       const verdict = transition(match.status, "confirm");
       if (verdict.kind === "refuse") throw new AppError("CONFLICT", `Match ${matchId}: ${verdict.detail}`);
       if (verdict.kind === "repeat") return;
-      await tx.query(
-        `UPDATE matches SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(acked_at, $3), updated_at = $3
-          WHERE tenant_id = $1 AND match_id = $2`,
-        [tenantId, matchId, now],
-      );
-      await tx.query(`DELETE FROM queue_players WHERE tenant_id = $1 AND match_id = $2`, [tenantId, matchId]);
+      await CONFIRM_LOCKED.run(tx, tenantId, matchId, now);
+      await LEAVE_QUEUE.run(tx, tenantId, matchId);
     });
   }
 
@@ -316,11 +256,7 @@ export class MatchLifecycle {
       throw new AppError("CONFLICT", `Match ${match.match_id}: ${verdict.detail}`);
     if (verdict.kind === "repeat") return match.result_answer as FailMatchResponse;
     const now = this.deps.clock.now();
-    const roster = await tx.query<{ player_id: string; reference: string | null; dropped: boolean }>(
-      `SELECT player_id, reference, dropped_at IS NOT NULL AS dropped FROM match_players
-        WHERE tenant_id = $1 AND match_id = $2 ORDER BY team, joined_at, player_id`,
-      [tenantId, match.match_id],
-    );
+    const roster = await ROSTER.run(tx, tenantId, match.match_id);
     const active = roster.rows.filter((p) => !p.dropped);
     const errors = listErrors(new Set(active.map((p) => p.player_id)), lists);
     if (errors.length > 0) throw AppError.validation(errors);
@@ -336,37 +272,13 @@ export class MatchLifecycle {
     const removedIds = answer.removed.map((p) => p.playerId);
     const requeuedIds = answer.requeued.map((p) => p.playerId);
     if (UNCONFIRMED.includes(match.status)) {
-      await tx.query(
-        `DELETE FROM queue_players WHERE tenant_id = $1 AND match_id = $2 AND player_id = ANY($3::text[])`,
-        [tenantId, match.match_id, removedIds],
-      );
-      await tx.query(
-        `UPDATE queue_players SET state = 'waiting', match_id = NULL, updated_at = $3
-          WHERE tenant_id = $1 AND match_id = $2`,
-        [tenantId, match.match_id, now],
-      );
+      await DELETE_FROM_QUEUE.run(tx, tenantId, match.match_id, removedIds);
+      await REQUEUE_UNCONFIRMED.run(tx, tenantId, match.match_id, now);
     } else {
-      // A confirmed match's players left the queue: they come back as they were queued. One who
-      // joined a queue again meanwhile keeps that entry.
-      await tx.query(
-        `INSERT INTO queue_players (tenant_id, player_id, game_id, party_name, reference, servers, joined_at, state, updated_at)
-         SELECT p.tenant_id, p.player_id, m.game_id, p.party_name, p.reference, p.servers, coalesce(p.joined_at, $4), 'waiting', $4
-           FROM match_players p JOIN matches m ON m.tenant_id = p.tenant_id AND m.match_id = p.match_id
-          WHERE p.tenant_id = $1 AND p.match_id = $2 AND p.player_id = ANY($3::text[])
-         ON CONFLICT (tenant_id, player_id) DO NOTHING`,
-        [tenantId, match.match_id, requeuedIds, now],
-      );
+      await REQUEUE_CONFIRMED.run(tx, tenantId, match.match_id, requeuedIds, now);
     }
-    await tx.query(
-      `UPDATE matches SET status = 'failed', confirm_by = NULL, result_answer = $3, acked_at = coalesce(acked_at, $4), updated_at = $4
-        WHERE tenant_id = $1 AND match_id = $2`,
-      [tenantId, match.match_id, JSON.stringify(answer), now],
-    );
-    await tx.query(
-      `UPDATE backfill_requests SET state = 'cancelled', updated_at = $3
-        WHERE tenant_id = $1 AND match_id = $2 AND state = 'searching'`,
-      [tenantId, match.match_id, now],
-    );
+    await MARK_FAILED.run(tx, tenantId, match.match_id, JSON.stringify(answer), now);
+    await CANCEL_BACKFILLS.run(tx, tenantId, match.match_id, now);
     return answer;
   }
 
@@ -374,12 +286,7 @@ export class MatchLifecycle {
   async timeOut(tenantId: string, gameId: string): Promise<number> {
     const now = this.deps.clock.now();
     const count = await inTransaction(this.deps.pool, async (tx) => {
-      const due = await tx.query<MatchRow>(
-        `SELECT match_id, status::text AS status, result_answer FROM matches
-          WHERE tenant_id = $1 AND game_id = $2 AND status IN ('suggested', 'delivered') AND confirm_by <= $3
-          ORDER BY match_id LIMIT $4 FOR UPDATE SKIP LOCKED`,
-        [tenantId, gameId, now, MAX_TIMED_OUT_PER_SWEEP],
-      );
+      const due = await DUE_FOR_TIME_OUT.run(tx, tenantId, gameId, now, MAX_TIMED_OUT_PER_SWEEP);
       for (const match of due.rows) await this.failLocked(tx, tenantId, match, {});
       return due.rows.length;
     });
@@ -393,11 +300,11 @@ export class MatchLifecycle {
    */
   async connectionClosed(tenantId: string, connectionId: string): Promise<number> {
     // Set aside again (pushed to nobody), as a new suggestion for subscribers is.
-    const released = await this.deps.pool.query<{ match_id: string; game_id: string }>(
-      `UPDATE matches SET pushed_to = NULL, updated_at = $3
-        WHERE tenant_id = $1 AND pushed_to = $2 AND status = 'delivered' AND acked_at IS NULL
-       RETURNING match_id, game_id`,
-      [tenantId, connectionId, this.deps.clock.now()],
+    const released = await RELEASE_FROM_CONNECTION.run(
+      this.deps.pool,
+      tenantId,
+      connectionId,
+      this.deps.clock.now(),
     );
     const byGame = new Map<string, string[]>();
     for (const r of released.rows) byGame.set(r.game_id, [...(byGame.get(r.game_id) ?? []), r.match_id]);
@@ -413,28 +320,22 @@ export class MatchLifecycle {
    */
   async offerUndelivered(tenantId: string, gameId: string): Promise<void> {
     const now = this.deps.clock.now();
-    await this.deps.pool.query(
-      `UPDATE matches SET status = 'suggested', updated_at = $3
-        WHERE tenant_id = $1 AND game_id = $2 AND status = 'delivered' AND pushed_to IS NULL
-          AND acked_at IS NULL AND updated_at < $3::timestamptz - make_interval(secs => $4)`,
-      [tenantId, gameId, now, ORPHANED_PUSH_SECONDS],
-    );
+    await RETURN_ORPHANED_PUSHES.run(this.deps.pool, tenantId, gameId, now, ORPHANED_PUSH_SECONDS);
     if (!(await this.deps.pusher.hasSubscribers(tenantId, gameId).catch(() => false))) return;
-    const claimed = await this.deps.pool.query<{ match_id: string; created_at: Date }>(
-      `WITH picked AS (
-         SELECT match_id, created_at FROM matches
-          WHERE tenant_id = $1 AND game_id = $2 AND status = 'suggested'
-          ORDER BY created_at, match_id LIMIT $4 FOR UPDATE SKIP LOCKED)
-       UPDATE matches m SET status = 'delivered', updated_at = $3
-         FROM picked WHERE m.tenant_id = $1 AND m.match_id = picked.match_id
-       RETURNING m.match_id, picked.created_at`,
-      [tenantId, gameId, now, MAX_REOFFERED_PER_TICK],
+    const claimed = await PICK_SUGGESTED.run(
+      this.deps.pool,
+      tenantId,
+      gameId,
+      now,
+      MAX_REOFFERED_PER_TICK,
+      false,
     );
     if (claimed.rows.length === 0) return;
-    const ordered = claimed.rows
-      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.match_id.localeCompare(b.match_id))
-      .map((r) => r.match_id);
-    await this.push(tenantId, gameId, await this.delivered(this.deps.pool, tenantId, ordered));
+    await this.push(
+      tenantId,
+      gameId,
+      await this.delivered(this.deps.pool, tenantId, oldestFirst(claimed.rows)),
+    );
   }
 
   /**
@@ -471,23 +372,14 @@ export class MatchLifecycle {
     }
     if (unclaimed.length > 0) {
       metrics?.pushed("unclaimed", unclaimed.length);
-      await pool.query(
-        `UPDATE matches SET status = 'suggested'
-          WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND status = 'delivered'
-            AND acked_at IS NULL AND pushed_to IS NULL`,
-        [tenantId, unclaimed],
-      );
+      await RETURN_UNCLAIMED.run(pool, tenantId, unclaimed);
     }
     if (pushed.length === 0) return;
-    // No join with the ids (see storeSuggestions): each match's connection is a JSON lookup.
-    await pool.query(
-      `UPDATE matches SET pushed_to = $3::jsonb ->> match_id
-        WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND status = 'delivered' AND acked_at IS NULL`,
-      [
-        tenantId,
-        pushed.map((p) => p.match.id),
-        JSON.stringify(Object.fromEntries(pushed.map((p) => [p.match.id, p.target.connectionId]))),
-      ],
+    await RECORD_PUSH_TARGETS.run(
+      pool,
+      tenantId,
+      pushed.map((p) => p.match.id),
+      JSON.stringify(Object.fromEntries(pushed.map((p) => [p.match.id, p.target.connectionId]))),
     );
     try {
       await pusher.send(
@@ -511,17 +403,13 @@ export class MatchLifecycle {
 
   /** The match row (locked when asked), or a 404 (also when it belongs to another game). */
   async matchRow(
-    tx: Pick<SqlClient, "query">,
+    tx: Queryable,
     tenantId: string,
     gameId: string,
     matchId: string,
     lock: boolean,
   ): Promise<MatchRow> {
-    const res = await tx.query<MatchRow>(
-      `SELECT match_id, game_id, status::text AS status, server, match_score, result_answer, created_at, updated_at
-         FROM matches WHERE tenant_id = $1 AND match_id = $2 ${lock ? "FOR UPDATE" : ""}`,
-      [tenantId, matchId],
-    );
+    const res = await (lock ? MATCH_ROW_LOCKED : MATCH_ROW).run(tx, tenantId, matchId);
     const row = res.rows[0];
     if (!row || row.game_id !== gameId) throw notFound(gameId, matchId);
     return row;
@@ -529,22 +417,15 @@ export class MatchLifecycle {
 
   /** The delivered shape of these matches, in the order given; teams hold the current roster. */
   private async delivered(
-    tx: Pick<SqlClient, "query">,
+    tx: Queryable,
     tenantId: string,
     matchIds: readonly string[],
   ): Promise<DeliveredMatch[]> {
     if (matchIds.length === 0) return [];
+    const ids = [...matchIds];
     const [matches, roster] = [
-      await tx.query<MatchRow>(
-        `SELECT match_id, server, match_score FROM matches WHERE tenant_id = $1 AND match_id = ANY($2::text[])`,
-        [tenantId, matchIds],
-      ),
-      await tx.query<RosterRow>(
-        `SELECT match_id, player_id, team, reference FROM match_players
-          WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND dropped_at IS NULL
-          ORDER BY match_id, team, joined_at, player_id`,
-        [tenantId, matchIds],
-      ),
+      await DELIVERED_MATCHES.run(tx, tenantId, ids),
+      await DELIVERED_ROSTER.run(tx, tenantId, ids),
     ];
     const byId = new Map(matches.rows.map((m) => [m.match_id, m]));
     const teams = new Map<string, MatchPlayer[][]>();
@@ -571,6 +452,13 @@ export class MatchLifecycle {
       ];
     });
   }
+}
+
+/** Picked suggestions in the order they were made (an UPDATE's RETURNING keeps none). */
+function oldestFirst(rows: Array<{ match_id: string; created_at: Date }>): string[] {
+  return rows
+    .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.match_id.localeCompare(b.match_id))
+    .map((r) => r.match_id);
 }
 
 /** `remove`/`requeue` may only name the match's current players, each in one list. */
