@@ -23,7 +23,6 @@ const routes: Array<[string, string, object?]> = [
   ["post", "/internal/actions/getPlayerStats", { playerId: "alice" }],
   ["post", "/games/duel/leaderboard", { count: 10 }],
   ["post", "/games/duel/matches/00000000-0000-4000-8000-000000000000/statuses/completed", { teams: [] }],
-  ["get", "/internal/ping"],
   ["get", "/no/such/route"],
 ];
 
@@ -69,10 +68,6 @@ describe("the service token", () => {
     const metrics = await h.http.get("/metrics").expect(200);
     expect(metrics.text).toContain("stats_match_completions_total");
     expect(metrics.text).toContain("stats_leaderboard_outbox_depth");
-  });
-
-  it("answers the constant route used as the benchmark's HTTP floor", async () => {
-    expect((await h.as("acme", "server").get("/internal/ping").expect(200)).body).toEqual({ ok: true });
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import pg from "pg";
 import { createHarness, createMatch, gameConfig, type Harness, playMatch, result } from "./harness.js";
+import { insertMatch } from "./match-fixture.js";
 
 /**
  * Completions that arrive while the one transaction slot is taken share the next transaction
@@ -75,7 +76,7 @@ it("answers each completion of a shared transaction as if it had run alone", asy
   const valid = await createMatch(h, "acme", "duel", [["c1"], ["c2"]]);
   const wrongRoster = await createMatch(h, "acme", "duel", [["d1"], ["d2"]]);
   const unconfirmed = crypto.randomUUID();
-  await h.stats.matches.create("acme", {
+  await insertMatch(h.db, "acme", {
     matchId: unconfirmed,
     gameId: "duel",
     server: "eu-1",

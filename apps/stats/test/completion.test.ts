@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createHarness, createMatch, gameConfig, type Harness, playMatch, result } from "./harness.js";
+import { dropPlayer, insertMatch } from "./match-fixture.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -114,7 +115,7 @@ describe("completing a match", () => {
       ["kim", "lee"],
     ];
     const matchId = await createMatch(h, "acme", "squads", teams);
-    await h.stats.matches.dropPlayer("acme", matchId, "jack", h.clock.now());
+    await dropPlayer(h.db, "acme", matchId, "jack", h.clock.now());
     const res = await h.as("acme", "server").post(path("squads", matchId), result(teams)).expect(200);
     expect(res.body.players.map((p: { playerId: string }) => p.playerId)).toEqual([
       "ivy",
@@ -123,7 +124,7 @@ describe("completing a match", () => {
       "lee",
     ]);
     const other = await createMatch(h, "acme", "squads", teams);
-    await h.stats.matches.dropPlayer("acme", other, "jack", h.clock.now());
+    await dropPlayer(h.db, "acme", other, "jack", h.clock.now());
     await h
       .as("acme", "server")
       .post(path("squads", other), result([["ivy"], ["kim", "lee"]]))
@@ -166,7 +167,7 @@ describe("completing a match", () => {
     const teams = [["pat"], ["quin"]];
     const { randomUUID } = await import("node:crypto");
     const matchId = randomUUID();
-    await h.stats.matches.create("acme", {
+    await insertMatch(h.db, "acme", {
       matchId,
       gameId: "duel",
       server: "eu-1",

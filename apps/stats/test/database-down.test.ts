@@ -4,6 +4,7 @@ import { createLogger, ManualClock } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import supertest from "supertest";
 import { createApp, type StatsApp } from "../src/app.js";
+import { loadStatsConfig } from "../src/config.js";
 import { createDatabaseClient, createPool } from "../src/db.js";
 
 /**
@@ -32,7 +33,7 @@ beforeAll(async () => {
     redis,
     keys: testRedis.keys,
     clock: new ManualClock(),
-    config: { SERVICE_TOKEN, REBUILD_WAIT_MS: 1000 },
+    config: loadStatsConfig({ SERVICE_TOKEN, REBUILD_WAIT_MS: "1000" }),
     logger: createLogger({ name: "stats", level: "silent" }),
     matchmaker: { match: async () => ({ matchSuggestions: [], unmatchedTickets: [] }) as never },
   });

@@ -8,9 +8,11 @@ import { closeRedis, createRedis, createTestRedis, type Redis, type TestRedis } 
 import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, type StatsApp } from "../src/app.js";
+import { loadStatsConfig } from "../src/config.js";
 import { createDatabaseClient, createPool, type Database } from "../src/db.js";
 import type { Pusher } from "../src/push/pusher.js";
 import { migrationsDir, schemaPath } from "../src/schema-version.js";
+import { insertMatch } from "./match-fixture.js";
 
 /** Harness names for the kit's test helpers, so the tests read as before. */
 export { LogCapture, TestClock };
@@ -111,15 +113,14 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
       redis,
       keys: testRedis.keys,
       clock,
-      config: {
+      config: loadStatsConfig({
         SERVICE_TOKEN,
-        REBUILD_WAIT_MS: 10_000,
+        REBUILD_WAIT_MS: "10000",
         MATCHMAKER_URL: matchmaker.url,
-        MATCHMAKING_LOCK_MS: 5000,
         ...(options.completionTransactions
-          ? { COMPLETION_TRANSACTIONS: options.completionTransactions }
+          ? { COMPLETION_TRANSACTIONS: String(options.completionTransactions) }
           : {}),
-      },
+      }),
       logger,
       ...(options.pusher ? { pusher: options.pusher } : {}),
     });
@@ -183,13 +184,13 @@ export const gameConfig = (numTeams = 2, numPlayersPerTeam = 1) => ({
 
 /** Creates a confirmed match of these teams (player ids) and answers its id. */
 export async function createMatch(
-  h: Pick<Harness, "stats">,
+  h: Pick<Harness, "db">,
   tenantId: string,
   gameId: string,
   teams: string[][],
 ): Promise<string> {
   const matchId = randomUUID();
-  await h.stats.matches.create(tenantId, {
+  await insertMatch(h.db, tenantId, {
     matchId,
     gameId,
     server: "eu-1",

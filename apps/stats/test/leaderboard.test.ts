@@ -1,6 +1,7 @@
 import { closeRedis } from "@arena/redis";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createHarness, gameConfig, type Harness, playMatch, seedBoard } from "./harness.js";
+import { insertMatch } from "./match-fixture.js";
 
 let h: Harness;
 const T = "lbtenant";
@@ -156,7 +157,7 @@ describe("leaderboards and completions", () => {
     const teams = [["w3"], ["l3"]];
     const { randomUUID } = await import("node:crypto");
     const matchId = randomUUID();
-    await down.stats.matches.create(T, {
+    await insertMatch(down.db, T, {
       matchId,
       gameId: "live",
       server: "eu-1",

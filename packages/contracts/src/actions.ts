@@ -5,14 +5,15 @@ import { MatchIdField } from "./matches.js";
 import type { MessageAction } from "./messages.js";
 import { PlayerIdField } from "./players.js";
 import type { SchemaName } from "./schema-registry.js";
-import { MAX_HISTORY_LIMIT, MAX_STATS_SEASONS, SeasonNameField } from "./statistics.js";
+import { MAX_STATS_SEASONS, PlayerHistoryQuerySchema } from "./statistics.js";
 
 /**
  * The one action table (DESIGN.md): every hosted operation of SPEC §5-6, once. The gateway's REST
  * routing and role checks, its WebSocket dispatcher and the OpenAPI document are generated from
  * it; stats implements each entry once.
  *
- * - `path` is OpenAPI-style (`/games/{gameId}`); `params` give each path parameter's schema.
+ * - `path` is OpenAPI-style (`/games/{gameId}`); `params` give each path parameter's schema, and
+ *   `query` each query parameter's (a query parameter not listed there is refused).
  * - `answers` maps each success status to the schema of its body (`null`: no body). An operation
  *   with two success answers (`204`, or the body with `Prefer: return=representation`) says so
  *   with `prefer`.
@@ -107,7 +108,8 @@ export const HOSTED_OPERATIONS = [
     roles: ANY_ROLE,
     params: { ...game, ...player },
     query: { force: { type: "boolean", default: false } },
-    answers: { 204: null },
+    answers: { 204: null, 200: "RemovePlayerResponsePayload" },
+    prefer: { plain: 204, representation: 200 },
     errors: [404, 409],
     tag: "queue",
   },
@@ -265,12 +267,7 @@ export const HOSTED_OPERATIONS = [
     summary: "A player's latest results, newest first",
     roles: ANY_ROLE,
     params: player,
-    query: {
-      gameId: GameIdField,
-      season: SeasonNameField,
-      limit: { type: "integer", minimum: 1, maximum: MAX_HISTORY_LIMIT },
-      cursor: { type: "string" },
-    },
+    query: PlayerHistoryQuerySchema.properties,
     answers: { 200: "PlayerHistory" },
     errors: [404],
     tag: "statistics",

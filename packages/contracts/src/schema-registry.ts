@@ -76,6 +76,7 @@ import {
   SeasonResetRequestSchema,
   SeasonSchema,
 } from "./statistics.js";
+import { ajv, compile, type Validator } from "./validation.js";
 
 /**
  * Every top-level wire schema, once, for documentation (the gateway's OpenAPI 3.1 component
@@ -170,6 +171,14 @@ export const schemaRegistry: Readonly<Record<SchemaName, TopLevelSchema>> = Obje
     TopLevelSchema
   >,
 );
+
+/**
+ * The validator of a registered schema, by name: compiled once into the shared ajv (which keeps
+ * it under its `$id`), so a service validating by name and a module that compiled it share one.
+ */
+export function validatorFor<T = unknown>(name: SchemaName): Validator<T> {
+  return (ajv.getSchema(name) as Validator<T> | undefined) ?? compile<T>(schemaRegistry[name]);
+}
 
 export const SCHEMA_NAMES: readonly SchemaName[] = Object.freeze(topLevelSchemas.map((schema) => schema.$id));
 

@@ -4,11 +4,11 @@ import type { Clock } from "../clock.js";
 import { isRetryable, prepare, type SqlClient, type SqlPool, TRANSACTION_ATTEMPTS } from "../db.js";
 import type { BoardEntry, BoardRef, LeaderboardStore } from "../leaderboards/leaderboard-store.js";
 import { displayRating, displayUncertainty } from "../ratings/display-scale.js";
-import { nextRankingPoints } from "../ratings/ranking-points.js";
-import { DEFAULT_RATING, type Rating, rateMatch } from "../ratings/rating-model.js";
+import { DEFAULT_RATING, type Rating } from "../ratings/rating-model.js";
 import { carryOver, seasonName } from "../seasons/season-rules.js";
 import type { SeasonStore } from "../seasons/season-store.js";
 import { Batches } from "./batches.js";
+import { type RatedPlayer, rateCompletion, type SeasonStanding } from "./completion-rating.js";
 import { canonicalCompletion, duplicatePlayers, rosterErrors } from "./completion-rules.js";
 import {
   COMPLETION_STATEMENTS,
@@ -80,29 +80,16 @@ interface StartingPoint {
   other_matches: number;
 }
 
-interface PlayerUpdate {
-  playerId: string;
-  teamIndex: number;
-  teamRank: number;
-  score: number;
-  outcome: "win" | "loss" | "draw";
-  predictedWin: number;
-  before: Rating;
-  after: Rating;
-  pointsBefore: number;
-  pointsAfter: number;
-  pointsChangedAt: Date;
-  wins: number;
-  losses: number;
-  draws: number;
-  matches: number;
+/** A player's rating step, with its totals and leaderboard sequence (locked rows) added. */
+interface PlayerUpdate extends RatedPlayer {
   seq: bigint;
   totals: { matches: number; wins: number; losses: number; draws: number };
 }
 
 /** One completion as a batch carries it: the request, and how to answer it. */
 interface Job {
-  c: CompletionContext;
+  /** The completion this job carries: tenant, game, match, body, season, time. */
+  context: CompletionContext;
   /** The body's player ids, sorted. */
   players: string[];
   settle(result: TxResult | { kind: "failed"; error: unknown }): void;
@@ -187,7 +174,7 @@ export class MatchCompletion {
     if (duplicates.length > 0) throw AppError.validation(duplicates);
     const canonical = canonicalCompletion(body);
     const season = await this.deps.seasons.current(tenantId);
-    const c = {
+    const context = {
       tenantId,
       gameId,
       matchId,
@@ -199,7 +186,7 @@ export class MatchCompletion {
     const players = body.teams.flatMap((t) => t.players.map((p) => p.playerId)).sort();
     const result = await new Promise<TxResult>((resolve, reject) =>
       this.batches.submit({
-        c,
+        context,
         players,
         settle: (r) => (r.kind === "failed" ? reject(r.error) : resolve(r)),
       }),
@@ -256,7 +243,9 @@ export class MatchCompletion {
    * failed statement, with its error (the transaction rolled back).
    */
   private async transaction(tx: SqlClient, batch: Job[]): Promise<Failed | undefined> {
-    let jobs = [...batch].sort((a, b) => compareKeys(a.c.tenantId, a.c.matchId, b.c.tenantId, b.c.matchId));
+    let jobs = [...batch].sort((a, b) =>
+      compareKeys(a.context.tenantId, a.context.matchId, b.context.tenantId, b.context.matchId),
+    );
     while (jobs.length > 0) {
       try {
         const read = await this.open(tx, jobs);
@@ -299,11 +288,11 @@ export class MatchCompletion {
    */
   private async open(tx: SqlClient, jobs: Job[]): Promise<BatchRead> {
     await prepare(tx, COMPLETION_STATEMENTS);
-    const literals = jobs.map((job) => completionLiterals(tx, job.c, job.players));
+    const literals = jobs.map((job) => completionLiterals(tx, job.context, job.players));
     const tenants = new Map<string, string[]>();
     for (const job of jobs) {
-      const players = tenants.get(job.c.tenantId);
-      if (players === undefined) tenants.set(job.c.tenantId, [...job.players]);
+      const players = tenants.get(job.context.tenantId);
+      if (players === undefined) tenants.set(job.context.tenantId, [...job.players]);
       else players.push(...job.players);
     }
     const tenantIds = [...tenants.keys()].sort();
@@ -325,7 +314,7 @@ export class MatchCompletion {
         locked.set(playerKey(t, row.player_id), row);
     });
     const starts = results.slice(2 + jobs.length + tenantIds.length).map((r) => r.rows as StartingPoint[]);
-    return { verdicts: jobs.map((job, i) => verdict(job.c, matches[i])), locked, starts, literals };
+    return { verdicts: jobs.map((job, i) => verdict(job.context, matches[i])), locked, starts, literals };
   }
 
   /** A proceeding job's new ratings, counts and answer, from what the first round trip read. */
@@ -334,62 +323,34 @@ export class MatchCompletion {
     read: BatchRead,
     i: number,
   ): Promise<{ updates: PlayerUpdate[]; answer: CompleteMatchResponse; entries: BoardEntry[] }> {
-    const { c } = job;
+    const c = job.context;
     const { body, season, now } = c;
     const starts = read.starts[i]!;
     const start = new Map(starts.map((r) => [r.player_id, r]));
     const ratings = await this.startingRatings(c, starts);
 
-    const rated = rateMatch(
-      body.teams.map((t) => ({ rank: t.rank, players: t.players.map((p) => ratings.get(p.playerId)!) })),
-    );
-    const updates: PlayerUpdate[] = [];
-    for (const [t, team] of body.teams.entries()) {
-      const teamResult = rated[t]!;
-      for (const [i, p] of team.players.entries()) {
-        const row = start.get(p.playerId)!;
-        // This season's row of this game, if the player has one (else it starts from zero).
-        const before = row.season === season ? row : undefined;
-        const pointsBefore = before?.ranking_points ?? 0;
-        const pointsAfter = nextRankingPoints({
-          current: pointsBefore,
-          outcome: teamResult.outcome,
-          predictedWin: teamResult.predictedWin,
-          numTeams: body.teams.length,
-          placeBehind: teamResult.placeBehind,
-        });
-        const player = read.locked.get(playerKey(c.tenantId, p.playerId))!;
-        const won = teamResult.outcome === "win" ? 1 : 0;
-        const lost = teamResult.outcome === "loss" ? 1 : 0;
-        const drew = teamResult.outcome === "draw" ? 1 : 0;
-        updates.push({
-          playerId: p.playerId,
-          teamIndex: t,
-          teamRank: team.rank,
-          score: p.score,
-          outcome: teamResult.outcome,
-          predictedWin: teamResult.predictedWin,
-          before: ratings.get(p.playerId)!,
-          after: teamResult.players[i]!,
-          pointsBefore,
-          pointsAfter,
-          // A result that leaves the points unchanged keeps the time they were reached.
-          pointsChangedAt:
-            before?.points_changed_at && pointsAfter === pointsBefore ? before.points_changed_at : now,
-          wins: (before?.wins ?? 0) + won,
-          losses: (before?.losses ?? 0) + lost,
-          draws: (before?.draws ?? 0) + drew,
-          matches: (before?.matches ?? 0) + 1,
-          seq: BigInt(player.seq) + 1n,
-          totals: {
-            matches: player.total_matches + 1,
-            wins: player.total_wins + won,
-            losses: player.total_losses + lost,
-            draws: player.total_draws + drew,
-          },
-        });
-      }
-    }
+    const teams = body.teams.map((team) => ({
+      rank: team.rank,
+      players: team.players.map((p) => ({
+        playerId: p.playerId,
+        score: p.score,
+        rating: ratings.get(p.playerId)!,
+        standing: standingOf(start.get(p.playerId)!, season),
+      })),
+    }));
+    const updates: PlayerUpdate[] = rateCompletion(teams, now).map((rated) => {
+      const player = read.locked.get(playerKey(c.tenantId, rated.playerId))!;
+      return {
+        ...rated,
+        seq: BigInt(player.seq) + 1n,
+        totals: {
+          matches: player.total_matches + 1,
+          wins: player.total_wins + (rated.outcome === "win" ? 1 : 0),
+          losses: player.total_losses + (rated.outcome === "loss" ? 1 : 0),
+          draws: player.total_draws + (rated.outcome === "draw" ? 1 : 0),
+        },
+      };
+    });
     const answer: CompleteMatchResponse = {
       players: updates.map((u) => {
         const other = start.get(u.playerId)!;
@@ -460,8 +421,8 @@ export class MatchCompletion {
       losses: x.losses,
       draws: x.draws,
       matches: x.matches,
-      rating_delta: Math.round((displayRating(x.after) - displayRating(x.before)) * 100) / 100,
-      ranking_delta: x.pointsAfter - x.pointsBefore,
+      rating_delta: x.ratingDelta,
+      ranking_delta: x.rankingDelta,
       seq: x.seq.toString(),
       total_matches: x.totals.matches,
       total_wins: x.totals.wins,
@@ -484,7 +445,7 @@ export class MatchCompletion {
       sql.season,
       sql.match,
       sql.now,
-      lit(job.c.canonical),
+      lit(job.context.canonical),
       lit(JSON.stringify(answer)),
       sql.ids,
     );
@@ -543,10 +504,23 @@ interface Failed {
 const playerKey = (tenantId: string, playerId: string) => `${tenantId}\u0000${playerId}`;
 
 function sharesMatchOrPlayer(a: Job, b: Job): boolean {
-  if (a.c.tenantId !== b.c.tenantId) return false;
-  if (a.c.matchId === b.c.matchId) return true;
+  if (a.context.tenantId !== b.context.tenantId) return false;
+  if (a.context.matchId === b.context.matchId) return true;
   const players = new Set(a.players);
   return b.players.some((p) => players.has(p));
+}
+
+/** The player's row of this game this season, if it has one (else it starts from zero). */
+function standingOf(row: StartingPoint, season: number): SeasonStanding | undefined {
+  if (row.season !== season) return undefined;
+  return {
+    points: row.ranking_points ?? 0,
+    pointsChangedAt: row.points_changed_at,
+    wins: row.wins ?? 0,
+    losses: row.losses ?? 0,
+    draws: row.draws ?? 0,
+    matches: row.matches ?? 0,
+  };
 }
 
 function compareKeys(tenantA: string, idA: string, tenantB: string, idB: string): number {
@@ -559,14 +533,13 @@ function playerResult(
   sums: { wins: number; losses: number; matches: number },
   season: number,
 ): PlayerResult {
-  const ratingAfter = displayRating(u.after);
   return {
     playerId: u.playerId,
-    rating: ratingAfter,
+    rating: displayRating(u.after),
     ratingUncertainty: displayUncertainty(u.after),
     rankingPoints: u.pointsAfter,
-    ratingDeltaLastGame: Math.round((ratingAfter - displayRating(u.before)) * 100) / 100,
-    rankingDeltaLastGame: u.pointsAfter - u.pointsBefore,
+    ratingDeltaLastGame: u.ratingDelta,
+    rankingDeltaLastGame: u.rankingDelta,
     wins: u.wins,
     losses: u.losses,
     matchesPlayed: u.matches,

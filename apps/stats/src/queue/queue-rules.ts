@@ -18,11 +18,6 @@ export interface QueueEntry {
   servers: string[];
 }
 
-/** RFC 7240: does the client want the body of a 204 operation? */
-export function wantsRepresentation(prefer: string | undefined): boolean {
-  return prefer !== undefined && /(^|[\s,;])return\s*=\s*"?representation"?($|[\s,;])/i.test(prefer);
-}
-
 /**
  * A submission as queue entries: ids generated where missing, every bad field named (a player
  * twice, a server the game does not run on). Nothing is queued unless all of it is good.

@@ -1,0 +1,59 @@
+import {
+  type LeaderboardRequest,
+  type LeaderboardResponse,
+  type LeaderboardVariant,
+  leaderboardVariant,
+} from "@arena/contracts";
+import { AppError } from "@arena/service-kit";
+import { requireGameExists } from "../games/game-operations.js";
+import type { GameStore } from "../games/game-store.js";
+import type { SomeOperationHandlers } from "../http/operation-routes.js";
+import { seasonName, seasonNumber } from "../seasons/season-rules.js";
+import type { SeasonStore } from "../seasons/season-store.js";
+import type { BoardRef, LeaderboardStore, RankedEntry } from "./leaderboard-store.js";
+
+export interface LeaderboardOperationDeps {
+  games: GameStore;
+  seasons: SeasonStore;
+  leaderboards: LeaderboardStore;
+  reads?: { inc(labels: { variant: LeaderboardVariant }): void };
+}
+
+export function leaderboardOperations(deps: LeaderboardOperationDeps) {
+  return {
+    getLeaderboard: async ({ caller, params, body }) => {
+      const request = body as LeaderboardRequest;
+      const { tenantId } = caller;
+      const { gameId } = params;
+      await requireGameExists(deps.games, tenantId, gameId);
+      const current = (await deps.seasons.current(tenantId)).number;
+      const season = request.season === undefined ? current : seasonNumber(request.season)!;
+      if (season > current) throw new AppError("NOT_FOUND", `Season ${request.season} has not started`);
+      const variant = leaderboardVariant(request);
+      deps.reads?.inc({ variant });
+      const entries = await readBoard(deps.leaderboards, { tenantId, gameId, season }, variant, request);
+      const answer: LeaderboardResponse = {
+        leaderboard: entries.map((e) => ({ playerId: e.playerId, rank: e.rank, ranking_points: e.points })),
+        season: seasonName(season),
+      };
+      return answer;
+    },
+  } satisfies SomeOperationHandlers;
+}
+
+async function readBoard(
+  leaderboards: LeaderboardStore,
+  ref: BoardRef,
+  variant: LeaderboardVariant,
+  request: LeaderboardRequest,
+): Promise<RankedEntry[]> {
+  if (variant !== "aroundPlayer") return leaderboards.range(ref, (request.fromRank ?? 1) - 1, request.count);
+  const around = await leaderboards.around(ref, request.playerId!, request.count);
+  if (!around) {
+    throw new AppError(
+      "NOT_FOUND",
+      `Player ${request.playerId} has no entry in ${seasonName(ref.season)} of ${ref.gameId}`,
+    );
+  }
+  return around;
+}

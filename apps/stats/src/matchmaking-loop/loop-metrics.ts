@@ -1,0 +1,48 @@
+import { Counter, Gauge, Histogram } from "@arena/service-kit";
+import type { LoopMetrics } from "./matchmaking-loop.js";
+
+/** The matchmaking loop's metrics (registered by the app with its registry). */
+export function loopMetrics() {
+  const tickSeconds = new Histogram({
+    name: "stats_matchmaking_tick_seconds",
+    help: "Time of one game's matchmaking tick, by outcome",
+    labelNames: ["game", "outcome"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [],
+  });
+  const tickStepSeconds = new Histogram({
+    name: "stats_matchmaking_tick_step_seconds",
+    help: "Time of each step of a game's matchmaking tick (where a slow tick spends it)",
+    labelNames: ["game", "step"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [],
+  });
+  const queueLength = new Gauge({
+    name: "stats_queue_waiting_players",
+    help: "Waiting players per game at its last tick",
+    labelNames: ["tenant", "game"] as const,
+    registers: [],
+  });
+  const oldestWait = new Gauge({
+    name: "stats_queue_oldest_wait_seconds",
+    help: "Wait of the game's longest-waiting player at its last tick",
+    labelNames: ["tenant", "game"] as const,
+    registers: [],
+  });
+  const playersExpired = new Counter({
+    name: "stats_players_expired_total",
+    help: "Players removed from the queue after maxQueueSeconds (reason expired)",
+    labelNames: ["game"] as const,
+    registers: [],
+  });
+  const loop: LoopMetrics = {
+    tick: (game, seconds, outcome) => tickSeconds.observe({ game, outcome }, seconds),
+    step: (game, step, seconds) => tickStepSeconds.observe({ game, step }, seconds),
+    queue(tenant, game, waiting, oldest) {
+      queueLength.set({ tenant, game }, waiting);
+      oldestWait.set({ tenant, game }, oldest);
+    },
+    expired: (game, n) => playersExpired.inc({ game }, n),
+  };
+  return { all: [tickSeconds, tickStepSeconds, queueLength, oldestWait, playersExpired], loop };
+}

@@ -1,0 +1,45 @@
+import type { Database } from "../src/db.js";
+
+/**
+ * Matches written straight into the database, for tests that need one in a given state without
+ * playing it through the queue (the hosted queue creates them in production).
+ */
+export interface NewMatch {
+  matchId: string;
+  gameId: string;
+  server: string;
+  matchScore?: number;
+  status?: "suggested" | "delivered" | "confirmed";
+  teams: ReadonlyArray<ReadonlyArray<{ playerId: string; reference?: string | null }>>;
+}
+
+export async function insertMatch(db: Database, tenantId: string, match: NewMatch): Promise<void> {
+  const roster = match.teams.flatMap((team, t) =>
+    team.map((p) => ({ playerId: p.playerId, team: t, reference: p.reference ?? null })),
+  );
+  await db.match.create({
+    data: {
+      tenantId,
+      matchId: match.matchId,
+      gameId: match.gameId,
+      server: match.server,
+      matchScore: match.matchScore ?? 0,
+      status: match.status ?? "confirmed",
+      roster: { createMany: { data: roster } },
+    },
+  });
+}
+
+/** Marks a roster player as dropped, as a backfill request does. */
+export async function dropPlayer(
+  db: Database,
+  tenantId: string,
+  matchId: string,
+  playerId: string,
+  at: Date,
+) {
+  await db.matchPlayer.update({
+    where: { tenantId_matchId_playerId: { tenantId, matchId, playerId } },
+    data: { droppedAt: at },
+  });
+}
