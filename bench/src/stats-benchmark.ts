@@ -5,7 +5,7 @@ import { Leaderboard } from "redis-rank";
 import { round } from "./http-timing.js";
 import { type Service, startService, stopService } from "./processes.js";
 import { type LoadResult, loadInProcess, loadTest } from "./stats-load.js";
-import { StatsSeeder, seededCompletion } from "./stats-seed.js";
+import { StatsSeeder, seededCompletion, seededMatchId } from "./stats-seed.js";
 
 const SERVICE_TOKEN = "bench-service-token-0123456789";
 const TENANT = "bench";
@@ -146,12 +146,12 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
     const completions: StatsBenchReport["completions"] = [];
     for (const r of completionRuns) {
       const result = await loadTest({
-        url: `${url}/games/${r.gameId}/matches/${r.prefix}-0/statuses/completed`,
+        url: `${url}/games/${r.gameId}/matches/${seededMatchId(r.prefix, 0)}/statuses/completed`,
         method: "POST",
         headers: { ...headers, "x-arena-role": "server" },
         amount: r.matches,
         request: (i) => ({
-          path: `/games/${r.gameId}/matches/${r.prefix}-${i}/statuses/completed`,
+          path: `/games/${r.gameId}/matches/${seededMatchId(r.prefix, i)}/statuses/completed`,
           body: seededCompletion(r.prefix, i, r.numTeams, r.teamSize),
         }),
       });

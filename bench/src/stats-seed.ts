@@ -5,6 +5,9 @@ import pg from "pg";
  * million rows without sending them over the wire. Values are spread deterministically so every
  * run sees the same boards.
  */
+/** `seededMatchId` in SQL, for `$2` the prefix and `j` the match number. */
+const SEEDED_MATCH_ID_SQL = `lpad(to_hex(ascii($2)), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(j), 12, '0')`;
+
 export class StatsSeeder {
   private constructor(private readonly client: pg.Client) {}
 
@@ -57,12 +60,12 @@ export class StatsSeeder {
     const perMatch = numTeams * teamSize;
     await this.client.query(
       `INSERT INTO matches (tenant_id, match_id, game_id, status, server)
-       SELECT $1, $2 || '-' || j, $3, 'confirmed', 'eu-1' FROM generate_series(0, $4::int - 1) AS j`,
+       SELECT $1, ${SEEDED_MATCH_ID_SQL}, $3, 'confirmed', 'eu-1' FROM generate_series(0, $4::int - 1) AS j`,
       [tenantId, prefix, gameId, count],
     );
     await this.client.query(
       `INSERT INTO match_players (tenant_id, match_id, player_id, team)
-       SELECT $1, $2 || '-' || j, $2 || 'p' || (j * $4::int + m), m / $5::int
+       SELECT $1, ${SEEDED_MATCH_ID_SQL}, $2 || 'p' || (j * $4::int + m), m / $5::int
          FROM generate_series(0, $3::int - 1) AS j, generate_series(0, $4::int - 1) AS m`,
       [tenantId, prefix, count, perMatch, teamSize],
     );
@@ -71,6 +74,15 @@ export class StatsSeeder {
   async close(): Promise<void> {
     await this.client.end();
   }
+}
+
+/**
+ * Seeded match `j` of a prefix, as a UUID (the hosted API takes only UUID match ids): the first
+ * character's code, then `j`, so prefixes must differ in their first character.
+ */
+export function seededMatchId(prefix: string, j: number): string {
+  const tag = prefix.charCodeAt(0).toString(16).padStart(8, "0");
+  return `${tag}-0000-4000-8000-${j.toString(16).padStart(12, "0")}`;
 }
 
 /** The completion body of seeded match `j` (same players as its roster; team 0 wins). */
