@@ -1,7 +1,7 @@
 import { MATCH_STATUSES, type MatchStatus } from "@arena/contracts";
 
 /**
- * The match state machine of SPEC §5, as pure rules:
+ * The hosted match state machine (docs/architecture.md), as pure rules:
  *
  *   suggested → delivered → confirmed → completed
  *   suggested | delivered | confirmed → failed

@@ -36,7 +36,7 @@ export interface MatchmakingLoopDeps {
 }
 
 /**
- * The hosted queue's background loop (SPEC §5). Every interval, for each game with waiting
+ * The hosted queue's background loop. Every interval, for each game with waiting
  * players, open suggestions or open backfill requests, under that game's Redis lock:
  *
  * 1. players who waited past `maxQueueSeconds` leave the queue (`expired`, pushed to subscribers);

@@ -26,7 +26,7 @@ export interface PlayerStatsDeps {
  * The `getPlayerStats` action, written once: the WebSocket answer (through the gateway's internal
  * route) and `GET /players/{playerId}` (its REST shape, without ranks) both come from here.
  *
- * Rules (SPEC §6): seasons omitted → the current and the previous one (only S1 while S1 is
+ * Rules (the hosted API's, docs/api.md): seasons omitted → the current and the previous one (only S1 while S1 is
  * current); more than 5 → 400; a season that has not started → 404; an unknown player → 404.
  * A season lists the games the player played in it, each with its leaderboard rank.
  */
