@@ -8,8 +8,8 @@ import type { SchemaName } from "./schema-registry.js";
 import { MAX_STATS_SEASONS, PlayerHistoryQuerySchema } from "./statistics.js";
 
 /**
- * The one action table (DESIGN.md): every hosted operation of SPEC §5-6, once. The gateway's REST
- * routing and role checks, its WebSocket dispatcher and the OpenAPI document are generated from
+ * The one action table: every operation of the hosted API, once. The gateway's REST routing and
+ * role checks, its WebSocket dispatcher, the OpenAPI document and docs/api.md are generated from
  * it; stats implements each entry once.
  *
  * - `path` is OpenAPI-style (`/games/{gameId}`); `params` give each path parameter's schema, and
@@ -19,7 +19,7 @@ import { MAX_STATS_SEASONS, PlayerHistoryQuerySchema } from "./statistics.js";
  *   with `prefer`.
  * - `errors` are the statuses the operation itself may answer besides the ones every
  *   authenticated route may (400, 401, 403, 429, 502, 503, 504).
- * - `action` is the WebSocket action of SPEC §6, when there is one.
+ * - `action` is the operation's WebSocket action, when there is one.
  */
 export interface HostedOperation {
   operationId: string;

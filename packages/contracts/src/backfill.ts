@@ -11,7 +11,7 @@ import { compile } from "./validation.js";
  */
 
 /**
- * SPEC §5: `searching`: looking for a waiting player. `delivered`: a replacement was found and
+ * `searching`: looking for a waiting player. `delivered`: a replacement was found and
  * delivered. `cancelled`: cancelled by the game, or the match ended first. `timed-out`: nobody was
  * found within the configured limit.
  */

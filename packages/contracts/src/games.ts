@@ -23,9 +23,9 @@ export const GameIdField = { type: "string", pattern: GAME_ID_PATTERN } as const
 
 /** Seconds a suggestion may stay unconfirmed, when the game config omits it. */
 export const DEFAULT_CONFIRMATION_TIMEOUT = 60;
-/** Seconds a backfill request may search before it times out (SPEC §5). */
+/** Seconds a backfill request may search before it times out (`timed-out`), when the config omits it. */
 export const DEFAULT_BACKFILL_TIMEOUT = 60;
-/** Seconds a player may wait in the queue before it is removed as `expired` (SPEC §5). */
+/** Seconds a player may wait in the queue before it is removed as `expired`, when the config omits it. */
 export const DEFAULT_MAX_QUEUE_SECONDS = 600;
 
 const { maxLatency: _notHosted, ...HostedGameModeProperties } = GameModeObject.properties;

@@ -18,7 +18,7 @@ import { compile } from "./validation.js";
  * when playerId is given". (`oneOf` would report every branch's failures plus "must match exactly
  * one schema".)
  *
- * The body is Idem's and stays open: the source does not show how the game mode is chosen, so an
+ * The body is Idem's and stays open: Idem's API does not show how the game mode is chosen, so an
  * Idem client may send fields we do not use; they are ignored.
  */
 

@@ -95,7 +95,7 @@ export type ConfirmMatchRequest = FromSchema<typeof ConfirmMatchRequestSchema>;
 export const FailMatchRequestSchema = { $id: "FailMatchRequest", ...MatchPlayersUpdateObject } as const;
 export type FailMatchRequest = FromSchema<typeof FailMatchRequestSchema>;
 
-/** SPEC §5: `{removed: [Player], requeued: [Player]}`, Player = `{playerId, reference}`. */
+/** `{removed: [Player], requeued: [Player]}`, Player = `{playerId, reference}`, as Idem's clients read it. */
 export const FailMatchResponseSchema = {
   $id: "FailMatchResponse",
   type: "object",
@@ -115,7 +115,7 @@ const ScoredPlayerObject = {
 } as const;
 
 /**
- * `.../statuses/completed`. `rank` 0 is the winning team; equal ranks are a tie. The source gives
+ * `.../statuses/completed`. `rank` 0 is the winning team; equal ranks are a tie. Idem's API gives
  * `rank` as a number; ranks are whole places, so the schema asks for a non-negative integer (JSON
  * `1.0` is still accepted: it parses to 1).
  */
@@ -145,8 +145,8 @@ export type CompleteMatchRequest = FromSchema<typeof CompleteMatchRequestSchema>
 const CountField = { type: "integer", minimum: 0 } as const;
 
 /**
- * A player's statistics after a completed match: the fields of the source document's PlayerResult,
- * for the match's mode and the current season. The source types the counts as `number`; they are
+ * A player's statistics after a completed match: the fields of Idem's PlayerResult,
+ * for the match's mode and the current season. Idem types the counts as `number`; they are
  * whole counts, so the schema says integer (every integer is a JSON number to a client).
  */
 const PlayerResultObject = {

@@ -14,7 +14,7 @@ import { compile } from "./validation.js";
 export const SEASON_NAME_PATTERN = "^S[1-9][0-9]*$";
 /** The season every tenant starts in, and the only one of a tenant that never starts another. */
 export const FIRST_SEASON = "S1";
-/** At most this many seasons in one getPlayerStats request (source document §8). */
+/** At most this many seasons in one getPlayerStats request (more is a 400). */
 export const MAX_STATS_SEASONS = 5;
 /** How far ratings keep their distance from the default at a season start, when not given. */
 export const DEFAULT_RATING_CARRY_OVER = 0.5;
@@ -41,7 +41,7 @@ const StatsGameIdField = { type: "string", pattern: GAME_ID_PATTERN } as const;
 
 /**
  * Statistics are kept per `gameId` (one game mode of the tenant); each entry names its `mode` (the
- * source document's field) and its `gameId` (ours: Idem clients ignore unknown fields).
+ * field Idem's clients read) and its `gameId` (ours: Idem clients ignore unknown fields).
  */
 const RestModeStatsProperties = {
   mode: { type: "string", pattern: MODE_NAME_PATTERN },

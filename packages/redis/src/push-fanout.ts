@@ -175,7 +175,7 @@ end
 return results`;
 
 /**
- * Push fan-out between stats and the gateway replicas (interface agreed in issue 11).
+ * Push fan-out between stats and the gateway replicas (both sides use this one class).
  *
  * The gateway registers each subscribed WebSocket connection (refreshing it before its TTL runs
  * out, so a Redis flush or a dead replica heals by itself) and listens on its replica's channel.
