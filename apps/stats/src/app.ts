@@ -189,7 +189,7 @@ export function createApp(deps: StatsAppDeps): StatsApp {
   };
 
   const games = new GameStore(db, clock);
-  const seasons = new SeasonStore(db, clock);
+  const seasons = new SeasonStore(db, pool, clock);
   const stats = new PlayerStatsStore(db, pool);
   const matches = new MatchStore(db);
   const leaderboards = new LeaderboardStore({
