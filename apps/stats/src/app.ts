@@ -133,7 +133,7 @@ function createDomains(deps: StatsAppDeps) {
 /** Games, seasons, ratings and statistics, leaderboards and their outbox, match completion. */
 function createStatistics({ db, pool, redis, keys, clock, config, logger }: StatsAppDeps) {
   const games = new GameStore(db, clock);
-  const seasons = new SeasonStore(db, clock);
+  const seasons = new SeasonStore(db, pool, clock);
   const playerStatsStore = new PlayerStatsStore(db, pool);
   const boardMetrics = leaderboardMetrics();
   const leaderboards = new LeaderboardStore({

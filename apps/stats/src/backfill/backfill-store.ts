@@ -3,27 +3,29 @@ import type { BackfillRequest, BackfillStatus, BackfillSuggestion, GameConfig } 
 import { DEFAULT_BACKFILL_TIMEOUT } from "@arena/contracts";
 import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
-import { inTransaction, type SqlClient, type SqlPool } from "../db.js";
+import { inTransaction, type Queryable, type SqlClient, type SqlPool } from "../db.js";
 import type { MatchLifecycle } from "../matches/match-lifecycle.js";
 import type { Pusher } from "../push/pusher.js";
 import type { QueueStore } from "../queue/queue-store.js";
 import { backfillTarget, chooseReplacement } from "./backfill-choice.js";
-
-interface RequestRow {
-  request_id: string;
-  match_id: string;
-  game_id: string;
-  dropped_player_id: string;
-  team: number;
-  state: BackfillStatus["state"];
-  replacement_id: string | null;
-  replacement_reference: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const COLUMNS = `request_id, match_id, game_id, dropped_player_id, team, state::text AS state, replacement_id,
-  replacement_reference, created_at, updated_at`;
+import {
+  CURRENT_ROSTER,
+  DROP_PLAYER,
+  INSERT_REQUEST,
+  MARK_CANCELLED,
+  MARK_DELIVERED,
+  OPEN_FOR_SEAT_LOCKED,
+  REQUEST,
+  REQUEST_LOCKED,
+  REQUEUE_REPLACEMENT,
+  type RequestRow,
+  SEARCHING,
+  SEAT,
+  SEAT_REPLACEMENT,
+  TAKE_FROM_QUEUE,
+  TIME_OUT,
+  UNSEAT_REPLACEMENT,
+} from "./backfill-sql.js";
 
 function status(r: RequestRow): BackfillStatus {
   return {
@@ -40,8 +42,9 @@ function status(r: RequestRow): BackfillStatus {
 }
 
 /**
- * Backfill (SPEC §5): a running (confirmed) match asks for a waiting player to take a dropped
- * player's seat. States `searching → delivered`, or `cancelled`, `timed-out`.
+ * Backfill (the README's "Hosted queue and matches"): a running (confirmed) match asks for a
+ * waiting player to take a dropped player's seat. States `searching → delivered`, or `cancelled`,
+ * `timed-out`.
  *
  * - One active request per seat: a new request for the same dropped player cancels the old one
  *   (a partial unique index makes two racing requests a conflict, not two searches).
@@ -81,31 +84,24 @@ export class BackfillStore {
           `Match ${matchId} is ${match.status}; only a confirmed match can be backfilled`,
         );
       }
-      const seat = await tx.query<{ team: number }>(
-        `SELECT team FROM match_players WHERE tenant_id = $1 AND match_id = $2 AND player_id = $3`,
-        [tenantId, matchId, body.droppedPlayerId],
-      );
+      const seat = await SEAT.run(tx, tenantId, matchId, body.droppedPlayerId);
       if (!seat.rows[0]) {
         throw AppError.validation([{ pointer: "/droppedPlayerId", detail: "is not a player of this match" }]);
       }
       // The seat's earlier request, if any, is replaced.
-      const earlier = await tx.query<RequestRow>(
-        `SELECT ${COLUMNS} FROM backfill_requests
-          WHERE tenant_id = $1 AND match_id = $2 AND dropped_player_id = $3 AND state IN ('searching', 'delivered')
-          FOR UPDATE`,
-        [tenantId, matchId, body.droppedPlayerId],
-      );
+      const earlier = await OPEN_FOR_SEAT_LOCKED.run(tx, tenantId, matchId, body.droppedPlayerId);
       for (const old of earlier.rows) await this.cancelLocked(tx, tenantId, old, now);
-      await tx.query(
-        `UPDATE match_players SET dropped_at = coalesce(dropped_at, $4)
-          WHERE tenant_id = $1 AND match_id = $2 AND player_id = $3`,
-        [tenantId, matchId, body.droppedPlayerId, now],
-      );
-      await tx.query(
-        `INSERT INTO backfill_requests (tenant_id, request_id, match_id, game_id, dropped_player_id, team, state,
-                                        expires_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'searching', $7::timestamptz + make_interval(secs => $8), $7, $7)`,
-        [tenantId, requestId, matchId, game.gameId, body.droppedPlayerId, seat.rows[0].team, now, timeout],
+      await DROP_PLAYER.run(tx, tenantId, matchId, body.droppedPlayerId, now);
+      await INSERT_REQUEST.run(
+        tx,
+        tenantId,
+        requestId,
+        matchId,
+        game.gameId,
+        body.droppedPlayerId,
+        seat.rows[0].team,
+        now,
+        timeout,
       );
       return true;
     });
@@ -139,24 +135,13 @@ export class BackfillStore {
 
   /** Requests still searching past their time limit time out. */
   async timeOut(tenantId: string, gameId: string): Promise<number> {
-    const res = await this.deps.pool.query(
-      `UPDATE backfill_requests SET state = 'timed-out', updated_at = $3
-        WHERE tenant_id = $1 AND game_id = $2 AND state = 'searching' AND expires_at <= $3`,
-      [tenantId, gameId, this.deps.clock.now()],
-    );
+    const res = await TIME_OUT.run(this.deps.pool, tenantId, gameId, this.deps.clock.now());
     return res.rowCount ?? 0;
   }
 
   /** Looks for a replacement for each of the game's searching requests, oldest first. */
   async search(tenantId: string, gameId: string): Promise<number> {
-    const open = await this.deps.pool.query<RequestRow & { server: string }>(
-      `SELECT b.request_id, b.match_id, b.game_id, b.dropped_player_id, b.team, b.state::text AS state,
-              b.replacement_id, b.replacement_reference, b.created_at, b.updated_at, m.server
-         FROM backfill_requests b JOIN matches m ON m.tenant_id = b.tenant_id AND m.match_id = b.match_id
-        WHERE b.tenant_id = $1 AND b.game_id = $2 AND b.state = 'searching' AND b.expires_at > $3
-        ORDER BY b.created_at, b.request_id LIMIT 100`,
-      [tenantId, gameId, this.deps.clock.now()],
-    );
+    const open = await SEARCHING.run(this.deps.pool, tenantId, gameId, this.deps.clock.now());
     let filled = 0;
     for (const request of open.rows) {
       const suggestion = await this.fill(tenantId, request);
@@ -180,10 +165,7 @@ export class BackfillStore {
   ): Promise<BackfillSuggestion | undefined> {
     const candidates = await this.deps.queue.waiting(tenantId, request.game_id, { server: request.server });
     if (candidates.length === 0) return undefined;
-    const roster = await this.deps.pool.query<{ player_id: string; team: number }>(
-      `SELECT player_id, team FROM match_players WHERE tenant_id = $1 AND match_id = $2 AND dropped_at IS NULL`,
-      [tenantId, request.match_id],
-    );
+    const roster = await CURRENT_ROSTER.run(this.deps.pool, tenantId, request.match_id);
     const ratings = await this.deps.queue.ratings(
       tenantId,
       request.game_id,
@@ -206,35 +188,19 @@ export class BackfillStore {
         await this.deps.lifecycle.matchRow(tx, tenantId, request.game_id, request.match_id, true);
         const still = await this.row(tx, tenantId, request.request_id, true);
         if (still?.state !== "searching") return "closed" as const;
-        const taken = await tx.query<{ reference: string | null }>(
-          `DELETE FROM queue_players WHERE tenant_id = $1 AND player_id = $2 AND state = 'waiting'
-           RETURNING reference, joined_at, servers`,
-          [tenantId, chosen.playerId],
-        );
-        const player = taken.rows[0] as
-          | { reference: string | null; joined_at: Date; servers: string[] }
-          | undefined;
+        const player = (await TAKE_FROM_QUEUE.run(tx, tenantId, chosen.playerId)).rows[0];
         if (!player) return "gone" as const;
-        await tx.query(
-          `INSERT INTO match_players (tenant_id, match_id, player_id, team, reference, role, joined_at, servers)
-           VALUES ($1, $2, $3, $4, $5, 'backfill', $6, $7)
-           ON CONFLICT (tenant_id, match_id, player_id) DO UPDATE
-             SET team = EXCLUDED.team, role = 'backfill', dropped_at = NULL, joined_at = EXCLUDED.joined_at`,
-          [
-            tenantId,
-            request.match_id,
-            chosen.playerId,
-            request.team,
-            player.reference,
-            player.joined_at,
-            player.servers,
-          ],
+        await SEAT_REPLACEMENT.run(
+          tx,
+          tenantId,
+          request.match_id,
+          chosen.playerId,
+          request.team,
+          player.reference,
+          player.joined_at,
+          player.servers,
         );
-        await tx.query(
-          `UPDATE backfill_requests SET state = 'delivered', replacement_id = $3, replacement_reference = $4, updated_at = $5
-            WHERE tenant_id = $1 AND request_id = $2`,
-          [tenantId, request.request_id, chosen.playerId, player.reference, now],
-        );
+        await MARK_DELIVERED.run(tx, tenantId, request.request_id, chosen.playerId, player.reference, now);
         return { playerId: chosen.playerId, reference: player.reference };
       });
       if (seated === "closed") return undefined;
@@ -259,36 +225,20 @@ export class BackfillStore {
     now: Date,
   ): Promise<RequestRow> {
     if (row.state === "delivered" && row.replacement_id !== null) {
-      await tx.query(
-        `INSERT INTO queue_players (tenant_id, player_id, game_id, reference, servers, joined_at, state, updated_at)
-         SELECT tenant_id, player_id, $3, reference, servers, coalesce(joined_at, $4), 'waiting', $4
-           FROM match_players WHERE tenant_id = $1 AND match_id = $2 AND player_id = $5
-         ON CONFLICT (tenant_id, player_id) DO NOTHING`,
-        [tenantId, row.match_id, row.game_id, now, row.replacement_id],
-      );
-      await tx.query(
-        `DELETE FROM match_players WHERE tenant_id = $1 AND match_id = $2 AND player_id = $3 AND role = 'backfill'`,
-        [tenantId, row.match_id, row.replacement_id],
-      );
+      await REQUEUE_REPLACEMENT.run(tx, tenantId, row.match_id, row.game_id, now, row.replacement_id);
+      await UNSEAT_REPLACEMENT.run(tx, tenantId, row.match_id, row.replacement_id);
     }
-    const res = await tx.query<RequestRow>(
-      `UPDATE backfill_requests SET state = 'cancelled', updated_at = $3 WHERE tenant_id = $1 AND request_id = $2
-       RETURNING ${COLUMNS}`,
-      [tenantId, row.request_id, now],
-    );
+    const res = await MARK_CANCELLED.run(tx, tenantId, row.request_id, now);
     return res.rows[0]!;
   }
 
   private async row(
-    tx: Pick<SqlClient, "query">,
+    tx: Queryable,
     tenantId: string,
     requestId: string,
     lock: boolean,
   ): Promise<RequestRow | undefined> {
-    const res = await tx.query<RequestRow>(
-      `SELECT ${COLUMNS} FROM backfill_requests WHERE tenant_id = $1 AND request_id = $2 ${lock ? "FOR UPDATE" : ""}`,
-      [tenantId, requestId],
-    );
+    const res = await (lock ? REQUEST_LOCKED : REQUEST).run(tx, tenantId, requestId);
     return res.rows[0];
   }
 

@@ -1,7 +1,8 @@
 import type { Logger } from "@arena/service-kit";
-import type { Database, SqlPool } from "../db.js";
+import { type Database, inTransaction, type SqlPool } from "../db.js";
 import type { LeaderboardStore } from "../leaderboards/leaderboard-store.js";
 import type { PlayerStatsStore } from "../players/player-stats-store.js";
+import { BUMP_ATTEMPTS, DELETE_ACKNOWLEDGED, DELETE_APPLIED, DUE_LOCKED } from "./outbox-sql.js";
 
 export interface OutboxOptions {
   db: Database;
@@ -13,14 +14,6 @@ export interface OutboxOptions {
   minAgeMs?: number;
   batchSize?: number;
   depth?: { set(value: number): void };
-}
-
-interface OutboxRow {
-  id: bigint;
-  tenant_id: string;
-  game_id: string;
-  season: number;
-  player_ids: string[];
 }
 
 /**
@@ -55,7 +48,7 @@ export class LeaderboardOutbox {
     const ids = this.acknowledged;
     this.acknowledged = [];
     try {
-      await this.options.pool.query("DELETE FROM leaderboard_outbox WHERE id = ANY($1::bigint[])", [ids]);
+      await DELETE_ACKNOWLEDGED.run(this.options.pool, ids);
     } catch (err) {
       this.options.logger.warn(
         { err, rows: ids.length },
@@ -69,37 +62,27 @@ export class LeaderboardOutbox {
 
   /** One pass: applies up to `batchSize` rows; answers how many were applied and how many remain. */
   async drainOnce(options: { minAgeMs?: number } = {}): Promise<{ applied: number; remaining: number }> {
-    const { db, stats, leaderboards } = this.options;
+    const { db, pool, stats, leaderboards } = this.options;
     const minAge = `${options.minAgeMs ?? this.options.minAgeMs ?? 2_000} milliseconds`;
     const limit = this.options.batchSize ?? 100;
-    const applied = await db.$transaction(
-      async (tx) => {
-        const rows = await tx.$queryRaw<OutboxRow[]>`
-          SELECT id, tenant_id, game_id, season, player_ids FROM leaderboard_outbox
-           WHERE created_at <= now() - ${minAge}::interval
-           ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-        let done = 0;
-        for (const row of rows) {
-          const ref = { tenantId: row.tenant_id, gameId: row.game_id, season: row.season };
-          try {
-            await leaderboards.write(ref, await stats.entries(ref, row.player_ids));
-          } catch (err) {
-            this.options.logger.warn(
-              { err, outboxId: row.id.toString() },
-              "leaderboard outbox: Redis still failing",
-            );
-            await tx.$executeRaw`UPDATE leaderboard_outbox SET attempts = attempts + 1 WHERE id = ${row.id}`;
-            break;
-          }
-          await tx.$executeRaw`DELETE FROM leaderboard_outbox WHERE id = ${row.id}`;
-          done++;
+    const applied = await inTransaction(pool, async (tx) => {
+      const { rows } = await DUE_LOCKED.run(tx, minAge, limit);
+      let done = 0;
+      for (const row of rows) {
+        const ref = { tenantId: row.tenant_id, gameId: row.game_id, season: row.season };
+        try {
+          await leaderboards.write(ref, await stats.entries(ref, row.player_ids));
+        } catch (err) {
+          this.options.logger.warn({ err, outboxId: row.id }, "leaderboard outbox: Redis still failing");
+          await BUMP_ATTEMPTS.run(tx, row.id);
+          break;
         }
-        return done;
-      },
-      { timeout: 60_000 },
-    );
-    const [{ count } = { count: 0 }] = await db.$queryRaw<Array<{ count: number }>>`
-      SELECT count(*)::int AS count FROM leaderboard_outbox`;
+        await DELETE_APPLIED.run(tx, row.id);
+        done++;
+      }
+      return done;
+    });
+    const count = await db.leaderboardOutbox.count();
     this.options.depth?.set(count);
     return { applied, remaining: count };
   }

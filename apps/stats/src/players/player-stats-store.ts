@@ -1,5 +1,6 @@
 import type { Database, SqlPool } from "../db.js";
 import type { BoardEntry, BoardRef, BoardSource } from "../leaderboards/leaderboard-store.js";
+import { BOARD_ENTRIES, BOARD_PAGE, type BoardRow } from "./player-stats-sql.js";
 
 export interface PlayerTotals {
   totalMatches: number;
@@ -46,14 +47,6 @@ export interface HistoryFilter {
   limit: number;
 }
 
-interface RawBoardRow {
-  player_id: string;
-  ranking_points: number;
-  points_changed_at: Date;
-  /** int8 arrives as text from pg. */
-  board_seq: string;
-}
-
 /** Reads of players' statistics in PostgreSQL (the completion writes them, in matches/). */
 export class PlayerStatsStore implements BoardSource {
   constructor(
@@ -90,21 +83,25 @@ export class PlayerStatsStore implements BoardSource {
 
   /** A page of a board's entries, by playerId (the primary key's order): what a rebuild reads. */
   async page(board: BoardRef, afterPlayerId: string | undefined, limit: number): Promise<BoardEntry[]> {
-    const { rows } = await this.pool.query<RawBoardRow>(
-      `SELECT player_id, ranking_points, points_changed_at, board_seq FROM player_stats
-        WHERE tenant_id = $1 AND game_id = $2 AND season = $3 AND player_id > $4
-        ORDER BY player_id LIMIT $5`,
-      [board.tenantId, board.gameId, board.season, afterPlayerId ?? "", limit],
+    const { rows } = await BOARD_PAGE.run(
+      this.pool,
+      board.tenantId,
+      board.gameId,
+      board.season,
+      afterPlayerId ?? "",
+      limit,
     );
     return rows.map(toBoardEntry);
   }
 
   /** The board entries of some players, as PostgreSQL has them now (the outbox re-applies these). */
   async entries(board: BoardRef, playerIds: readonly string[]): Promise<BoardEntry[]> {
-    const { rows } = await this.pool.query<RawBoardRow>(
-      `SELECT player_id, ranking_points, points_changed_at, board_seq FROM player_stats
-        WHERE tenant_id = $1 AND game_id = $2 AND season = $3 AND player_id = ANY($4::text[])`,
-      [board.tenantId, board.gameId, board.season, [...playerIds]],
+    const { rows } = await BOARD_ENTRIES.run(
+      this.pool,
+      board.tenantId,
+      board.gameId,
+      board.season,
+      playerIds,
     );
     return rows.map(toBoardEntry);
   }
@@ -137,7 +134,7 @@ export class PlayerStatsStore implements BoardSource {
   }
 }
 
-function toBoardEntry(row: RawBoardRow): BoardEntry {
+function toBoardEntry(row: BoardRow): BoardEntry {
   return {
     playerId: row.player_id,
     points: row.ranking_points,

@@ -9,21 +9,21 @@ import { RATING_MODEL } from "../ratings/rating-model.js";
 import { carryOver } from "../seasons/season-rules.js";
 import type { SeasonStore } from "../seasons/season-store.js";
 import { matchmakingRating, submissionEntries, type WaitingPlayer } from "./queue-rules.js";
-
-interface RatedRow {
-  player_id: string;
-  season: number | null;
-  mu: number | null;
-  sigma: number | null;
-}
-
-/**
- * A player's latest statistics row in a game up to the current season ($3), as a lateral
- * subquery over `q.player_id`; tenant and game are SQL expressions of the calling query.
- */
-const latestStat = (tenant: string, game: string) => `SELECT season, mu, sigma FROM player_stats ps
-   WHERE ps.tenant_id = ${tenant} AND ps.player_id = q.player_id AND ps.game_id = ${game} AND ps.season <= $3
-   ORDER BY season DESC LIMIT 1`;
+import {
+  ACTIVE_GAMES,
+  DELETE_ENTRY,
+  DELETE_WAITING,
+  ENTRY,
+  ENTRY_LOCKED,
+  EXPIRE,
+  INSERT_SUBMISSION,
+  LATEST_STATS,
+  LIST,
+  QUEUED_AMONG,
+  type RatedRow,
+  UNCONFIRMED_MATCHES_LOCKED,
+  WAITING,
+} from "./queue-sql.js";
 
 /** A game's matchmaking round takes at most this many waiting players, the longest waiting first. */
 export const MAX_PLAYERS_PER_ROUND = 20_000;
@@ -31,7 +31,8 @@ export const MAX_PLAYERS_PER_ROUND = 20_000;
 const UNIQUE_VIOLATION = "23505";
 
 /**
- * The hosted queue (SPEC §5), one row per waiting or matched player in PostgreSQL.
+ * The hosted queue (the README's "Hosted queue and matches"), one row per waiting or matched
+ * player in PostgreSQL.
  *
  * A player waits in one game of its tenant at a time (the row's key is tenant and player), so the
  * same player submitted twice, to this game or another, is a 409 and nothing of that submission
@@ -58,28 +59,21 @@ export class QueueStore {
     // in the queue (waiting, or in an unconfirmed match) violates the key and nothing is inserted.
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.deps.pool.query(
-          `INSERT INTO queue_players (tenant_id, player_id, game_id, party_name, reference, servers, joined_at, updated_at)
-           SELECT $1, e.id, $2, $3, e.ref, CASE WHEN e.servers = '' THEN '{}'::text[] ELSE string_to_array(e.servers, E'\\x1f') END, $6, $6
-             FROM unnest($4::text[], $5::text[], $7::text[]) AS e(id, ref, servers)`,
-          [
-            tenantId,
-            game.gameId,
-            body.partyName ?? null,
-            ids,
-            entries.map((e) => e.reference),
-            now,
-            // One text per player: its servers joined by the unit separator, which no name holds.
-            entries.map((e) => e.servers.join("\u001f")),
-          ],
+        await INSERT_SUBMISSION.run(
+          this.deps.pool,
+          tenantId,
+          game.gameId,
+          body.partyName ?? null,
+          ids,
+          entries.map((e) => e.reference),
+          now,
+          // One text per player: its servers joined by the unit separator, which no name holds.
+          entries.map((e) => e.servers.join("\u001f")),
         );
         break;
       } catch (err) {
         if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
-        const queued = await this.deps.pool.query<{ player_id: string }>(
-          `SELECT player_id FROM queue_players WHERE tenant_id = $1 AND player_id = ANY($2::text[])`,
-          [tenantId, ids],
-        );
+        const queued = await QUEUED_AMONG.run(this.deps.pool, tenantId, ids);
         const held = new Set(queued.rows.map((r) => r.player_id));
         const taken = ids.filter((id) => held.has(id));
         // Gone again before the read (removed, or confirmed meanwhile): try once more.
@@ -96,15 +90,7 @@ export class QueueStore {
 
   /** `GET /games/{gameId}/players`: waiting and matched players, the longest waiting first. */
   async list(tenantId: string, gameId: string): Promise<QueuedPlayer[]> {
-    const res = await this.deps.pool.query<{
-      player_id: string;
-      state: "waiting" | "matched";
-      reference: string | null;
-    }>(
-      `SELECT player_id, state::text AS state, reference FROM queue_players
-        WHERE tenant_id = $1 AND game_id = $2 ORDER BY joined_at, player_id`,
-      [tenantId, gameId],
-    );
+    const res = await LIST.run(this.deps.pool, tenantId, gameId);
     return res.rows.map((r) => ({ playerId: r.player_id, state: r.state, reference: r.reference }));
   }
 
@@ -115,13 +101,7 @@ export class QueueStore {
   async remove(tenantId: string, gameId: string, playerId: string, force: boolean): Promise<MatchPlayer> {
     return inTransaction(this.deps.pool, async (tx) => {
       const read = async (lock: boolean) =>
-        (
-          await tx.query<{ state: string; match_id: string | null; reference: string | null }>(
-            `SELECT state::text AS state, match_id, reference FROM queue_players
-              WHERE tenant_id = $1 AND player_id = $2 AND game_id = $3 ${lock ? "FOR UPDATE" : ""}`,
-            [tenantId, playerId, gameId],
-          )
-        ).rows[0];
+        (await (lock ? ENTRY_LOCKED : ENTRY).run(tx, tenantId, playerId, gameId)).rows[0];
       const seen = await read(false);
       if (seen?.state === "matched" && seen.match_id !== null && force) {
         // A match is locked before its players' rows, in every path, so this cannot deadlock
@@ -141,10 +121,7 @@ export class QueueStore {
           `Player ${playerId} is in match ${row.match_id}; remove it with force=true to fail that match`,
         );
       }
-      await tx.query(`DELETE FROM queue_players WHERE tenant_id = $1 AND player_id = $2`, [
-        tenantId,
-        playerId,
-      ]);
+      await DELETE_ENTRY.run(tx, tenantId, playerId);
       return { playerId, reference: row.reference };
     });
   }
@@ -152,25 +129,13 @@ export class QueueStore {
   /** `DELETE /games/{gameId}/queue`: every waiting player out, every unconfirmed match failed. */
   async clear(tenantId: string, gameId: string): Promise<{ removed: number; failedMatches: number }> {
     return inTransaction(this.deps.pool, async (tx) => {
-      const matches = await tx.query<{
-        match_id: string;
-        status: "suggested" | "delivered";
-        result_answer: unknown;
-      }>(
-        `SELECT match_id, status::text AS status, result_answer FROM matches
-          WHERE tenant_id = $1 AND game_id = $2 AND status = ANY($3::"MatchStatus"[])
-          ORDER BY match_id FOR UPDATE`,
-        [tenantId, gameId, UNCONFIRMED],
-      );
+      const matches = await UNCONFIRMED_MATCHES_LOCKED.run(tx, tenantId, gameId, UNCONFIRMED);
       let removed = 0;
       for (const match of matches.rows) {
         const failed = await this.deps.lifecycle.failLocked(tx, tenantId, match, { removeEveryone: true });
         removed += failed.removed.length;
       }
-      const waiting = await tx.query(
-        `DELETE FROM queue_players WHERE tenant_id = $1 AND game_id = $2 AND state = 'waiting'`,
-        [tenantId, gameId],
-      );
+      const waiting = await DELETE_WAITING.run(tx, tenantId, gameId);
       return { removed: removed + (waiting.rowCount ?? 0), failedMatches: matches.rows.length };
     });
   }
@@ -178,11 +143,7 @@ export class QueueStore {
   /** Removes the game's players who waited longer than `maxQueueSeconds`; answers them. */
   async expire(tenantId: string, game: GameConfig): Promise<MatchPlayer[]> {
     const cutoff = new Date(this.deps.clock.now().getTime() - game.maxQueueSeconds * 1000);
-    const res = await this.deps.pool.query<{ player_id: string; reference: string | null }>(
-      `DELETE FROM queue_players WHERE tenant_id = $1 AND game_id = $2 AND state = 'waiting' AND joined_at < $3
-       RETURNING player_id, reference`,
-      [tenantId, game.gameId, cutoff],
-    );
+    const res = await EXPIRE.run(this.deps.pool, tenantId, game.gameId, cutoff);
     return res.rows.map((r) => ({ playerId: r.player_id, reference: r.reference }));
   }
 
@@ -192,16 +153,13 @@ export class QueueStore {
    */
   async waiting(tenantId: string, gameId: string, onlyFor?: { server: string }): Promise<WaitingPlayer[]> {
     const season = await this.deps.seasons.current(tenantId);
-    const res = await this.deps.pool.query<
-      RatedRow & { party_name: string | null; servers: string[] | null; joined_at: Date }
-    >(
-      `SELECT q.player_id, q.party_name, q.servers, q.joined_at, s.season, s.mu, s.sigma
-         FROM queue_players q
-         LEFT JOIN LATERAL (${latestStat("q.tenant_id", "q.game_id")}) s ON true
-        WHERE q.tenant_id = $1 AND q.game_id = $2 AND q.state = 'waiting'
-          AND ($5::text IS NULL OR (q.party_name IS NULL AND (q.servers = '{}' OR $5 = ANY(q.servers))))
-        ORDER BY q.joined_at, q.player_id LIMIT $4`,
-      [tenantId, gameId, season.number, MAX_PLAYERS_PER_ROUND, onlyFor?.server ?? null],
+    const res = await WAITING.run(
+      this.deps.pool,
+      tenantId,
+      gameId,
+      season.number,
+      MAX_PLAYERS_PER_ROUND,
+      onlyFor?.server ?? null,
     );
     const ratings = await this.matchmakingRatings(tenantId, gameId, season.number, res.rows);
     return res.rows.map((r, i) => ({
@@ -216,13 +174,7 @@ export class QueueStore {
   /** These players' matchmaking ratings in the game, in the order given. */
   async ratings(tenantId: string, gameId: string, playerIds: readonly string[]): Promise<number[]> {
     const season = await this.deps.seasons.current(tenantId);
-    const res = await this.deps.pool.query<RatedRow>(
-      `SELECT q.player_id, s.season, s.mu, s.sigma
-         FROM unnest($4::text[]) WITH ORDINALITY AS q(player_id, n)
-         LEFT JOIN LATERAL (${latestStat("$1", "$2")}) s ON true
-        ORDER BY q.n`,
-      [tenantId, gameId, season.number, playerIds],
-    );
+    const res = await LATEST_STATS.run(this.deps.pool, tenantId, gameId, season.number, playerIds);
     return this.matchmakingRatings(tenantId, gameId, season.number, res.rows);
   }
 
@@ -255,13 +207,7 @@ export class QueueStore {
 
   /** Tenants and games with waiting players or open suggestions: the loop's work list. */
   async activeGames(): Promise<Array<{ tenantId: string; gameId: string }>> {
-    const res = await this.deps.pool.query<{ tenant_id: string; game_id: string }>(
-      `SELECT DISTINCT tenant_id, game_id FROM queue_players
-       UNION
-       SELECT DISTINCT tenant_id, game_id FROM matches WHERE status IN ('suggested', 'delivered')
-       UNION
-       SELECT DISTINCT tenant_id, game_id FROM backfill_requests WHERE state = 'searching'`,
-    );
+    const res = await ACTIVE_GAMES.run(this.deps.pool);
     return res.rows.map((r) => ({ tenantId: r.tenant_id, gameId: r.game_id }));
   }
 }

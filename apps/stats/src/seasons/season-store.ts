@@ -1,10 +1,14 @@
 import { DEFAULT_RATING_CARRY_OVER, type Season, type SeasonList } from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
-import type { Database } from "../db.js";
+import { type Database, inTransaction, type SqlPool } from "../db.js";
 import { seasonName } from "./season-rules.js";
+import { ENSURE_FIRST, INSERT_SEASON, LATEST, LOCK_TENANT_SEASONS, type SeasonSqlRow } from "./season-sql.js";
 
 const MAX_CACHED_TENANTS = 10_000;
+
+/** A season's fields as Prisma reads them. */
+const SEASON_FIELDS = { number: true, startsAt: true, ratingCarryOver: true, carryOverByGame: true } as const;
 
 export interface SeasonRow {
   number: number;
@@ -38,6 +42,8 @@ export class SeasonStore {
 
   constructor(
     private readonly db: Database,
+    /** Starting a season locks the tenant: a transaction on pg. */
+    private readonly pool: SqlPool,
     private readonly clock: Clock,
     private readonly cacheMs = 1_000,
   ) {}
@@ -55,23 +61,28 @@ export class SeasonStore {
   }
 
   private async readCurrent(tenantId: string, now: Date): Promise<SeasonRow> {
-    const rows = await this.db.$queryRaw<RawSeason[]>`
-      SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
-       WHERE tenant_id = ${tenantId} AND starts_at <= ${now} ORDER BY number DESC LIMIT 1`;
-    const row = rows[0];
+    const row = await this.db.season.findFirst({
+      where: { tenantId, startsAt: { lte: now } },
+      orderBy: { number: "desc" },
+      select: SEASON_FIELDS,
+    });
     if (row) return toSeasonRow(row);
-    await this.ensureFirst(tenantId, now);
-    const first = await this.db.$queryRaw<RawSeason[]>`
-      SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
-       WHERE tenant_id = ${tenantId} ORDER BY number ASC LIMIT 1`;
-    return toSeasonRow(first[0]!);
+    await ENSURE_FIRST.run(this.pool, tenantId, now);
+    const first = await this.db.season.findFirst({
+      where: { tenantId },
+      orderBy: { number: "asc" },
+      select: SEASON_FIELDS,
+    });
+    return toSeasonRow(first!);
   }
 
   async all(tenantId: string): Promise<SeasonRow[]> {
-    await this.ensureFirst(tenantId, this.clock.now());
-    const rows = await this.db.$queryRaw<RawSeason[]>`
-      SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
-       WHERE tenant_id = ${tenantId} ORDER BY number ASC`;
+    await ENSURE_FIRST.run(this.pool, tenantId, this.clock.now());
+    const rows = await this.db.season.findMany({
+      where: { tenantId },
+      orderBy: { number: "asc" },
+      select: SEASON_FIELDS,
+    });
     return rows.map(toSeasonRow);
   }
 
@@ -89,14 +100,10 @@ export class SeasonStore {
   async start(tenantId: string, request: StartSeason): Promise<Season> {
     const now = this.clock.now();
     const startsAt = request.startsAt ?? now;
-    const row = await this.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`seasons:${tenantId}`}, 0))`;
-      await tx.$executeRaw`
-        INSERT INTO seasons (tenant_id, number, starts_at) VALUES (${tenantId}, 1, ${now}) ON CONFLICT DO NOTHING`;
-      const [latest] = await tx.$queryRaw<RawSeason[]>`
-        SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
-         WHERE tenant_id = ${tenantId} ORDER BY number DESC LIMIT 1`;
-      const last = toSeasonRow(latest!);
+    const row = await inTransaction(this.pool, async (tx) => {
+      await LOCK_TENANT_SEASONS.run(tx, `seasons:${tenantId}`);
+      await ENSURE_FIRST.run(tx, tenantId, now);
+      const last = fromSql((await LATEST.run(tx, tenantId)).rows[0]!);
       const next = last.number + 1;
       if (request.expectedName !== undefined && request.expectedName !== seasonName(next)) {
         throw new AppError(
@@ -116,21 +123,12 @@ export class SeasonStore {
         ]);
       }
       const byGame = JSON.stringify(request.carryOverByGame ?? {});
-      const [inserted] = await tx.$queryRaw<RawSeason[]>`
-        INSERT INTO seasons (tenant_id, number, starts_at, rating_carry_over, carry_over_by_game)
-        VALUES (${tenantId}, ${next}, ${startsAt}, ${request.ratingCarryOver}, ${byGame}::jsonb)
-        RETURNING number, starts_at, rating_carry_over, carry_over_by_game`;
-      return toSeasonRow(inserted!);
+      const inserted = await INSERT_SEASON.run(tx, tenantId, next, startsAt, request.ratingCarryOver, byGame);
+      return fromSql(inserted.rows[0]!);
     });
     this.cache.delete(tenantId);
     const current = row.startsAt <= now ? row.number : row.number - 1;
     return toSeason(row, undefined, current, now);
-  }
-
-  /** S1 exists from the first time a tenant needs a season. */
-  private async ensureFirst(tenantId: string, now: Date): Promise<void> {
-    await this.db.$executeRaw`
-      INSERT INTO seasons (tenant_id, number, starts_at) VALUES (${tenantId}, 1, ${now}) ON CONFLICT DO NOTHING`;
   }
 
   /**
@@ -139,9 +137,11 @@ export class SeasonStore {
    */
   async carryOverFactors(tenantId: string, gameId: string, after: number, upTo: number): Promise<number[]> {
     if (upTo <= after) return [];
-    const rows = await this.db.$queryRaw<RawSeason[]>`
-      SELECT number, starts_at, rating_carry_over, carry_over_by_game FROM seasons
-       WHERE tenant_id = ${tenantId} AND number > ${after} AND number <= ${upTo} ORDER BY number`;
+    const rows = await this.db.season.findMany({
+      where: { tenantId, number: { gt: after, lte: upTo } },
+      orderBy: { number: "asc" },
+      select: SEASON_FIELDS,
+    });
     return rows.map(toSeasonRow).map((s) => factorFor(s, gameId));
   }
 }
@@ -150,20 +150,17 @@ export function factorFor(season: SeasonRow, gameId: string): number {
   return season.carryOverByGame[gameId] ?? season.ratingCarryOver ?? DEFAULT_RATING_CARRY_OVER;
 }
 
-interface RawSeason {
-  number: number;
-  starts_at: Date;
-  rating_carry_over: number | null;
-  carry_over_by_game: unknown;
+function toSeasonRow(row: Omit<SeasonRow, "carryOverByGame"> & { carryOverByGame: unknown }): SeasonRow {
+  return { ...row, carryOverByGame: (row.carryOverByGame ?? {}) as Record<string, number> };
 }
 
-function toSeasonRow(raw: RawSeason): SeasonRow {
-  return {
-    number: raw.number,
-    startsAt: raw.starts_at,
-    ratingCarryOver: raw.rating_carry_over,
-    carryOverByGame: (raw.carry_over_by_game ?? {}) as Record<string, number>,
-  };
+function fromSql(row: SeasonSqlRow): SeasonRow {
+  return toSeasonRow({
+    number: row.number,
+    startsAt: row.starts_at,
+    ratingCarryOver: row.rating_carry_over,
+    carryOverByGame: row.carry_over_by_game,
+  });
 }
 
 function toSeason(row: SeasonRow, next: SeasonRow | undefined, current: number, now: Date): Season {
