@@ -115,7 +115,7 @@ describe("completing a match", () => {
       ["kim", "lee"],
     ];
     const matchId = await createMatch(h, "acme", "squads", teams);
-    await dropPlayer(h.db, "acme", matchId, "jack", h.clock.now());
+    await dropPlayer(h.pool, "acme", matchId, "jack", h.clock.now());
     const res = await h.as("acme", "server").post(path("squads", matchId), result(teams)).expect(200);
     expect(res.body.players.map((p: { playerId: string }) => p.playerId)).toEqual([
       "ivy",
@@ -124,7 +124,7 @@ describe("completing a match", () => {
       "lee",
     ]);
     const other = await createMatch(h, "acme", "squads", teams);
-    await dropPlayer(h.db, "acme", other, "jack", h.clock.now());
+    await dropPlayer(h.pool, "acme", other, "jack", h.clock.now());
     await h
       .as("acme", "server")
       .post(path("squads", other), result([["ivy"], ["kim", "lee"]]))

@@ -9,7 +9,7 @@ import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/servi
 import supertest from "supertest";
 import { createApp, type StatsApp } from "../src/app.js";
 import { loadStatsConfig } from "../src/config.js";
-import { createDatabaseClient, createPool, type Database } from "../src/db.js";
+import { createDatabaseClient, createPool, type Database, type SqlPool } from "../src/db.js";
 import type { Pusher } from "../src/push/pusher.js";
 import { migrationsDir, schemaPath } from "../src/schema-version.js";
 import { insertMatch } from "./match-fixture.js";
@@ -22,6 +22,8 @@ export const SERVICE_TOKEN = "test-service-token-0123456789";
 export interface StatsInstance {
   stats: StatsApp;
   db: Database;
+  /** The pool `db` runs on (for the stores' own statements). */
+  pool: SqlPool;
   redis: Redis;
   http: ReturnType<typeof supertest>;
   close(): Promise<void>;
@@ -127,6 +129,7 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
     const instance: StatsInstance = {
       stats,
       db,
+      pool,
       redis,
       http: supertest(stats.app),
       async close() {

@@ -1,4 +1,5 @@
-import type { Database } from "../src/db.js";
+import { DROP_PLAYER } from "../src/backfill/backfill-sql.js";
+import type { Database, Queryable } from "../src/db.js";
 
 /**
  * Matches written straight into the database, for tests that need one in a given state without
@@ -30,16 +31,13 @@ export async function insertMatch(db: Database, tenantId: string, match: NewMatc
   });
 }
 
-/** Marks a roster player as dropped, as a backfill request does. */
+/** Marks a roster player as dropped, with the backfill store's own statement. */
 export async function dropPlayer(
-  db: Database,
+  pool: Queryable,
   tenantId: string,
   matchId: string,
   playerId: string,
   at: Date,
 ) {
-  await db.matchPlayer.update({
-    where: { tenantId_matchId_playerId: { tenantId, matchId, playerId } },
-    data: { droppedAt: at },
-  });
+  await DROP_PLAYER.run(pool, tenantId, matchId, playerId, at);
 }
