@@ -70,6 +70,17 @@ async function transactionOnce<T>(pool: SqlPool, fn: (tx: SqlClient) => Promise<
   }
 }
 
+/**
+ * Names for the parameters of the stores' statements (`SqlStatement<[Tenant, Game, ...]>`), so a
+ * statement's type says what each `$n` is. Tenant first in every statement: each table's key
+ * starts with it.
+ */
+export type Tenant = string;
+export type Game = string;
+export type MatchId = string;
+export type PlayerId = string;
+export type Season = number;
+
 /** A pool or a checked-out connection: whatever a statement runs on. */
 export interface Queryable {
   query<Row extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<Row>>;

@@ -1,15 +1,11 @@
 import type { BackfillStatus } from "@arena/contracts";
-import { SqlStatement } from "../db.js";
+import { type Game, type MatchId, type PlayerId, SqlStatement, type Tenant } from "../db.js";
 
 /**
  * Backfill's SQL (`BackfillStore`): every statement named, with its parameters and rows typed.
  * Tenant first in every statement: each table's key starts with it.
  */
 
-type Tenant = string;
-type Game = string;
-type MatchId = string;
-type PlayerId = string;
 type RequestId = string;
 
 export interface RequestRow {

@@ -1,5 +1,5 @@
 import type { MatchStatus } from "@arena/contracts";
-import { SqlStatement } from "../db.js";
+import { type Game, type MatchId, SqlStatement, type Tenant } from "../db.js";
 
 /**
  * The match lifecycle's SQL (`MatchLifecycle`): every statement named, with its parameters and
@@ -33,10 +33,6 @@ export interface RosterRow {
   team: number;
   reference: string | null;
 }
-
-type Tenant = string;
-type Game = string;
-type MatchId = string;
 
 /**
  * Claims the players still waiting, each for its match (`$4`: player id → match id, as JSON).

@@ -1,13 +1,9 @@
-import { SqlStatement } from "../db.js";
+import { type Game, type Season, SqlStatement, type Tenant } from "../db.js";
 
 /**
  * The board reads of players' statistics (`PlayerStatsStore`): a leaderboard rebuild's pages and
  * the outbox's re-reads, straight on pg (a million rows through Prisma cost seconds of CPU).
  */
-
-type Tenant = string;
-type Game = string;
-type Season = number;
 
 /** A player's board entry as PostgreSQL holds it. */
 export interface BoardRow {

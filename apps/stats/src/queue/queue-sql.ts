@@ -1,14 +1,10 @@
 import type { MatchStatus } from "@arena/contracts";
-import { SqlStatement } from "../db.js";
+import { type Game, type PlayerId, SqlStatement, type Tenant } from "../db.js";
 
 /**
  * The hosted queue's SQL (`QueueStore`): every statement named, with its parameters and rows
  * typed. Tenant first in every statement: each table's key starts with it.
  */
-
-type Tenant = string;
-type Game = string;
-type PlayerId = string;
 
 /** A player's latest statistics row in the game, up to the current season (null: none yet). */
 export interface RatedRow {

@@ -1,11 +1,9 @@
-import { SqlStatement } from "../db.js";
+import { SqlStatement, type Tenant } from "../db.js";
 
 /**
  * The SQL of starting a season (`SeasonStore.start`), which runs under a lock on the tenant, and
  * of a tenant's first season: every statement named, with its parameters and rows typed.
  */
-
-type Tenant = string;
 
 export interface SeasonSqlRow {
   number: number;
