@@ -10,7 +10,7 @@ import {
 const matchId = "7d3c4f0e-2a53-4b8e-9a51-0f6f1f0c9a11";
 
 describe("backfill request", () => {
-  it("accepts the body of the source document with match scores", () => {
+  it("accepts the body of Idem's documentation with match scores", () => {
     expect(
       validateBackfillRequest({
         backfillingRequestId: "bf-1",

@@ -21,7 +21,7 @@ const passwordLogin = {
 };
 
 describe("InitiateAuth request", () => {
-  it("accepts the password login of the source document", () => {
+  it("accepts the password login of Idem's documentation", () => {
     expect(validateInitiateAuthRequest(passwordLogin)).toBe(true);
   });
 

@@ -8,7 +8,7 @@ import {
 } from "./leaderboard.js";
 
 describe("leaderboard request", () => {
-  it("accepts the three variants of the source document at their limits", () => {
+  it("accepts the three variants of Idem's documentation at their limits", () => {
     expect(validateLeaderboardRequest({ count: 500 })).toBe(true);
     expect(validateLeaderboardRequest({ count: 100, fromRank: 401 })).toBe(true);
     expect(validateLeaderboardRequest({ count: 50, playerId: "player_1", season: "S3" })).toBe(true);
@@ -55,7 +55,7 @@ describe("leaderboard request", () => {
 });
 
 describe("leaderboard response", () => {
-  it("accepts entries in rank order with snake_case ranking points, as the source document shows", () => {
+  it("accepts entries in rank order with snake_case ranking points, as Idem's documentation shows", () => {
     expect(
       validateLeaderboardResponse({
         leaderboard: [

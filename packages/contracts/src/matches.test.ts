@@ -90,7 +90,7 @@ describe("completing a match", () => {
     ],
   };
 
-  it("accepts the result of the source document with ranks and scores", () => {
+  it("accepts the result of Idem's documentation with ranks and scores", () => {
     expect(validateCompleteMatchRequest(body)).toBe(true);
     expect(validateCompleteMatchRequest({ teams: body.teams })).toBe(true);
   });
@@ -131,7 +131,7 @@ describe("completing a match", () => {
     season: "S1",
   };
 
-  it("answers every player's result with exactly the fields of the source document", () => {
+  it("answers every player's result with exactly the fields of Idem's documentation", () => {
     expect(validateCompleteMatchResponse({ players: [result] })).toBe(true);
     const { season: _omitted, ...incomplete } = result;
     expect(

@@ -32,7 +32,7 @@ const basicTicket = {
 };
 
 describe("GameMode", () => {
-  it("accepts the two required fields of the source document", () => {
+  it("accepts the two required fields of Idem's documentation", () => {
     expect(validateGameMode({ numTeams: 2, numPlayersPerTeam: 2 })).toBe(true);
   });
 
@@ -88,7 +88,7 @@ describe("GameMode", () => {
 });
 
 describe("Ticket", () => {
-  it("accepts the basic ticket of the source document", () => {
+  it("accepts the basic ticket of Idem's documentation", () => {
     expect(validateTicket(basicTicket)).toBe(true);
   });
 
@@ -161,7 +161,7 @@ describe("MatchmakingRequest", () => {
     tickets: Array.from({ length: 13 }, (_, i) => ({ ...basicTicket, ticketId: `t${i}`, rating: 1400 + i })),
   };
 
-  it("accepts the 13-ticket 2x2 queue of the source document, with or without now", () => {
+  it("accepts the 13-ticket 2x2 queue of Idem's documentation, with or without now", () => {
     expect(validateMatchmakingRequest(request)).toBe(true);
     expect(validateMatchmakingRequest({ ...request, now: 1_700_000_030 })).toBe(true);
   });

@@ -32,7 +32,7 @@ const playerStats = {
 };
 
 describe("request envelope", () => {
-  it("accepts the getPlayerStats request of the source document", () => {
+  it("accepts the getPlayerStats request of Idem's documentation", () => {
     const message = {
       action: "getPlayerStats",
       messageId: "nfasooa73zga9p3ja",

@@ -7,7 +7,7 @@ import {
 } from "./players.js";
 
 describe("player submission", () => {
-  it("accepts a party of two as in the source document", () => {
+  it("accepts a party of two as in Idem's documentation", () => {
     expect(
       validateSubmitPlayersRequest({
         partyName: "player_1_1276543",

@@ -61,7 +61,7 @@ const playerStats: PlayerStats = {
 };
 
 describe("PlayerStats", () => {
-  it("accepts the getPlayerStats answer of the source document with current and previous season", () => {
+  it("accepts the getPlayerStats answer of Idem's documentation with current and previous season", () => {
     expect(validatePlayerStats(playerStats)).toBe(true);
   });
 
