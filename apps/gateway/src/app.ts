@@ -30,7 +30,9 @@ import { hostedRoutes } from "./routing/hosted-routes.js";
 import { StatsUpstream } from "./routing/stats-proxy.js";
 import { adminRoutes } from "./tenants/admin-routes.js";
 import { TenantAdmin } from "./tenants/tenant-admin.js";
-import { userStatusChannel, WebSocketGateway } from "./websocket/websocket-gateway.js";
+import { announceUserStatusChange } from "./websocket/user-status-notices.js";
+import { WebSocketGateway } from "./websocket/websocket-gateway.js";
+import { websocketMetrics } from "./websocket/websocket-metrics.js";
 
 export interface GatewayAppDeps {
   db: Database;
@@ -81,9 +83,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
   // A user disabled here is refused at once here, and every replica hears of it (its WebSockets close).
   const admin = new TenantAdmin(identity, passwordCost, (userId) => {
     authenticator.forgetUser(userId);
-    redis.publish(userStatusChannel(keys), userId).catch((err: unknown) => {
-      logger.warn({ err: (err as Error).message }, "replicas were not told of a user's new status");
-    });
+    announceUserStatusChange(redis, keys, logger, userId);
   });
   const throttle = new LoginThrottle({
     redis,
@@ -160,8 +160,9 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     redis,
     keys,
     lifecycle: service.lifecycle,
+    clock,
     logger,
-    registry: service.metrics.registry,
+    metrics: websocketMetrics(service.metrics.registry),
     limits: {
       keepAliveMs: config.WS_KEEPALIVE_MS,
       maxLifetimeMs: config.WS_MAX_LIFETIME_MS,

@@ -1,4 +1,9 @@
-import { messageResponsePayloadValidators, validateServerErrorMessage } from "@arena/contracts";
+import {
+  type KeepAliveMessage,
+  messageResponsePayloadValidators,
+  type PlayersRemovedMessage,
+  validateServerErrorMessage,
+} from "@arena/contracts";
 import { PushFanout } from "@arena/redis";
 import type { RunningServer } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
@@ -451,7 +456,7 @@ describe("subscriptions and pushes", () => {
     for (const client of subscribed) await client.request("subscribe", { gameId: "bcast" });
     await otherGame.request("subscribe", { gameId: "elsewhere" });
     await otherTenant.request("subscribe", { gameId: "bcast" });
-    const removed = {
+    const removed: PlayersRemovedMessage = {
       action: "playersRemoved",
       messageId: null,
       payload: { gameId: "bcast", reason: "expired", players: [{ playerId: "p1", reference: null }] },
@@ -501,7 +506,8 @@ describe("subscriptions and pushes", () => {
     const instance = await h.startInstance({ WS_KEEPALIVE_MS: "50", WS_MAX_LIFETIME_MS: "400" });
     const client = await open(await serveOn(instance));
     await client.next((m) => m.action === "keepAlive");
-    expect(client.pushes("keepAlive")[0]).toEqual({ action: "keepAlive", messageId: null, payload: {} });
+    const keepAlive: KeepAliveMessage = { action: "keepAlive", messageId: null, payload: {} };
+    expect(client.pushes("keepAlive")[0]).toEqual(keepAlive);
     const closed = await client.closed;
     expect(closed.code).toBe(4000);
     expect(closed.reason).toMatch(/lifetime/);
