@@ -102,6 +102,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
   const rateLimit = tenantRateLimit({
     redis,
     keys,
+    clock,
     points: config.TENANT_RATE_LIMIT,
     windowSeconds: config.TENANT_RATE_WINDOW_SECONDS,
   });

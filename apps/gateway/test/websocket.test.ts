@@ -492,6 +492,40 @@ describe("subscriptions and pushes", () => {
     await eventually(async () => (await fanout.offer("acme", "closing", {})) === null);
   });
 
+  it("reports a push that races the close again, for a minute by the clock", async () => {
+    statsAnswers(204);
+    const url = await serveOn(await h.startInstance());
+    const push = { action: "matchSuggestion", messageId: null };
+    const closing = await open(url);
+    await closing.request("subscribe", { gameId: "racing" });
+    const closedId = (await fanout.offer("acme", "racing", push)) ?? "";
+    const live = await open(url);
+    await live.request("subscribe", { gameId: "racing" });
+    const liveId = (await fanout.offer("acme", "racing", push, [closedId])) ?? "";
+    const target = (connectionId: string) => ({ connectionId, replica: connectionId.split(".")[0]! });
+    const notices = () =>
+      h.stats.received.filter((r) => r.url === `/internal/connections/${closedId}/closed`).length;
+    await closing.close();
+    await eventually(() => notices() === 1);
+    /** A push to the closed connection, then one to the live one: resolves once both were handled. */
+    const late = async () => {
+      const before = live.pushes("matchSuggestion").length;
+      await fanout.send("acme", "racing", [{ target: target(closedId), message: push }]);
+      await fanout.send("acme", "racing", [{ target: target(liveId), message: push }]);
+      await eventually(() => live.pushes("matchSuggestion").length > before);
+    };
+    await late();
+    await eventually(() => notices() === 2);
+    h.clock.advance(61_000);
+    try {
+      await late();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(notices()).toBe(2);
+    } finally {
+      h.clock.advance(-61_000);
+    }
+  });
+
   it("does not call stats when a connection that never subscribed closes", async () => {
     const notices = () => h.stats.received.filter((r) => r.url.startsWith("/internal/connections/")).length;
     await new Promise((r) => setTimeout(r, 100));

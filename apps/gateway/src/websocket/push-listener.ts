@@ -95,9 +95,8 @@ export class PushListener {
 
   /** Writes every subscription again, so a flushed Redis heals and the TTL never runs out. */
   async refresh(): Promise<void> {
-    const now = this.deps.clock.now().getTime();
     for (const [id, closed] of this.recentlyClosed) {
-      if (now - closed.at > RECENTLY_CLOSED_MS) this.recentlyClosed.delete(id);
+      if (!this.isRecent(closed)) this.recentlyClosed.delete(id);
     }
     for (const conn of this.deps.connections.values()) {
       if (conn.subscription === undefined) continue;
@@ -115,12 +114,16 @@ export class PushListener {
     return fanout.register(conn.principal.tenantId, replicaId, conn.id, subscription, registrationTtlMs);
   }
 
+  private isRecent(closed: { at: number }): boolean {
+    return this.deps.clock.now().getTime() - closed.at <= RECENTLY_CLOSED_MS;
+  }
+
   private deliver(delivery: FanoutDelivery): void {
     const conn = this.deps.connections.get(delivery.connectionId);
     if (conn === undefined || conn.principal.tenantId !== delivery.tenantId) {
       // Offered while the connection was closing: stats must offer it to another one.
       const closed = this.recentlyClosed.get(delivery.connectionId);
-      if (closed !== undefined && closed.tenantId === delivery.tenantId) {
+      if (closed !== undefined && closed.tenantId === delivery.tenantId && this.isRecent(closed)) {
         void this.notifyClosed(closed.tenantId, delivery.connectionId);
       }
       return;
