@@ -1,21 +1,19 @@
-import { randomUUID } from "node:crypto";
 import { ID_TOKEN_LIFETIME_SECONDS, IDENTITY_SECRET_FIELDS } from "@arena/contracts";
 import { PushFanout, type Redis, redisKeys, redisReadiness } from "@arena/redis";
 import {
-  asAppError,
   Counter,
+  createInternalApp,
   createServiceApp,
   type Logger,
-  mountHealthRoutes,
+  PUBLIC_HEALTH_BESIDE_INTERNAL_APP,
   type ServiceApp,
-  sendProblem,
 } from "@arena/service-kit";
 import { jwksRoutes, SigningKeys } from "@arena/signing-keys";
-import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import type { Express } from "express";
 import { Authenticator } from "./access/authentication.js";
 import { tenantRateLimit } from "./access/tenant-rate-limit.js";
 import type { Clock } from "./clock.js";
-import { type GatewayConfig, trustProxySetting } from "./config.js";
+import type { GatewayConfig } from "./config.js";
 import { type Database, databaseReadiness } from "./db.js";
 import { AMZ_JSON, cognitoErrorHandler } from "./identity/cognito-errors.js";
 import { cognitoRoutes } from "./identity/cognito-routes.js";
@@ -128,9 +126,9 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     // Hosted bodies go to stats byte for byte.
     bodyParser: forwardingBodyParser,
     readiness,
-    publicHealth: separateInternalPort ? { metrics: false, detailedReadiness: false } : undefined,
+    publicHealth: separateInternalPort ? PUBLIC_HEALTH_BESIDE_INTERNAL_APP : undefined,
+    trustProxy: config.TRUST_PROXY,
     routes: (app) => {
-      app.set("trust proxy", trustProxySetting(config.TRUST_PROXY));
       app.use(
         "/auth",
         cognitoRoutes({
@@ -175,20 +173,9 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
       registrationTtlMs: config.WS_REGISTRATION_TTL_MS,
     },
   });
-  let internalApp: Express | undefined;
-  if (separateInternalPort) {
-    internalApp = express();
-    internalApp.disable("x-powered-by");
-    internalApp.use((req: Request, _res: Response, next: NextFunction) => {
-      req.id = randomUUID();
-      req.log = logger;
-      next();
-    });
-    mountHealthRoutes(internalApp, readiness, service.lifecycle, service.metrics);
-    internalApp.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-      sendProblem(req, res, asAppError(err));
-    });
-  }
+  const internalApp = separateInternalPort
+    ? createInternalApp({ readiness, lifecycle: service.lifecycle, metrics: service.metrics, logger })
+    : undefined;
   return {
     ...service,
     identity,

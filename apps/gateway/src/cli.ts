@@ -1,5 +1,5 @@
 import { ID_TOKEN_LIFETIME_SECONDS } from "@arena/contracts";
-import { AppError, ConfigError, createLogger, loadConfig } from "@arena/service-kit";
+import { AppError, createLogger, loadConfig, readConfigOrExit } from "@arena/service-kit";
 import { SigningKeys } from "@arena/signing-keys";
 import { systemClock } from "./clock.js";
 import { gatewayConfigSchema } from "./config.js";
@@ -33,16 +33,7 @@ async function readPassword(): Promise<string> {
   return text.split(/\r?\n/)[0] ?? "";
 }
 
-function readConfig() {
-  try {
-    return loadConfig(cliConfigSchema);
-  } catch (err) {
-    if (err instanceof ConfigError) fail(`gateway-cli: ${err.message}`, 1);
-    throw err;
-  }
-}
-
-const config = readConfig();
+const config = readConfigOrExit("gateway-cli", () => loadConfig(cliConfigSchema));
 const db = createDatabaseClient(config.DATABASE_URL);
 try {
   await assertSchemaIsCurrent(db);

@@ -67,12 +67,6 @@ export const gatewayConfigSchema = {
       description: "Longest wait for stats' answer headers, and between two chunks of its body",
     },
     UPSTREAM_CONNECTIONS: { type: "integer", minimum: 1, default: 64 },
-    TRUST_PROXY: {
-      type: "string",
-      default: "none",
-      description:
-        "Which proxies' X-Forwarded-For to believe: none, a hop count, or addresses/subnets (express syntax)",
-    },
     METRICS_PORT: {
       type: "integer",
       minimum: 0,
@@ -139,12 +133,4 @@ export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 /** The validated, frozen configuration; throws one ConfigError that lists every problem. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig(gatewayConfigSchema, env);
-}
-
-/** `TRUST_PROXY` as express's `trust proxy` setting: false, a hop count, or an address list. */
-export function trustProxySetting(value: string): boolean | number | string {
-  const trimmed = value.trim();
-  if (trimmed === "" || trimmed === "none" || trimmed === "false") return false;
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  return trimmed;
 }
