@@ -1,3 +1,4 @@
+import { DEFAULT_REDIS_URL } from "@arena/redis";
 import { commonConfigProperties, loadConfig } from "@arena/service-kit";
 
 export const gatewayConfigSchema = {
@@ -18,7 +19,7 @@ export const gatewayConfigSchema = {
       default: 10,
       description: "PostgreSQL connections of the process at most",
     },
-    REDIS_URL: { type: "string", pattern: "^rediss?://", default: "redis://127.0.0.1:6379" },
+    REDIS_URL: { type: "string", pattern: "^rediss?://", default: DEFAULT_REDIS_URL },
     REDIS_KEY_PREFIX: { type: "string", default: "arena:", description: "Start of every Redis key" },
     STATS_URL: { type: "string", pattern: "^https?://", default: "http://127.0.0.1:8081" },
     ADMIN_TOKEN: { type: "string", minLength: 16, description: "Bearer token of the /admin API" },
