@@ -1,36 +1,30 @@
-import { randomUUID } from "node:crypto";
-import { ID_TOKEN_LIFETIME_SECONDS, IDENTITY_SECRET_FIELDS } from "@arena/contracts";
-import { PushFanout, type Redis, redisKeys, redisReadiness } from "@arena/redis";
+import { IDENTITY_SECRET_FIELDS } from "@arena/contracts";
+import { type Redis, redisKeys, redisReadiness } from "@arena/redis";
 import {
-  asAppError,
-  Counter,
+  createInternalApp,
   createServiceApp,
   type Logger,
-  mountHealthRoutes,
+  PUBLIC_HEALTH_BESIDE_INTERNAL_APP,
   type ServiceApp,
-  sendProblem,
 } from "@arena/service-kit";
-import { jwksRoutes, SigningKeys } from "@arena/signing-keys";
-import express, { type Express, type NextFunction, type Request, type Response } from "express";
-import { Authenticator } from "./access/authentication.js";
-import { tenantRateLimit } from "./access/tenant-rate-limit.js";
+import type { SigningKeys } from "@arena/signing-keys";
+import type { Express } from "express";
+import { accessPart } from "./access/access-part.js";
+import type { Authenticator } from "./access/authentication.js";
 import type { Clock } from "./clock.js";
-import { type GatewayConfig, trustProxySetting } from "./config.js";
+import type { GatewayConfig } from "./config.js";
 import { type Database, databaseReadiness } from "./db.js";
-import { AMZ_JSON, cognitoErrorHandler } from "./identity/cognito-errors.js";
-import { cognitoRoutes } from "./identity/cognito-routes.js";
-import { IdentityStore } from "./identity/identity-store.js";
-import { LoginThrottle } from "./identity/login-throttle.js";
-import { GATEWAY_SEALING_SALT, gatewaySigningKeyStore } from "./identity/signing-key-store.js";
-import { TokenService } from "./identity/tokens.js";
-import { docsRoutes } from "./openapi/docs-routes.js";
-import { openApiDocument } from "./openapi/openapi-document.js";
+import { AMZ_JSON } from "./identity/cognito-errors.js";
+import { identityPart } from "./identity/identity-part.js";
+import type { IdentityStore } from "./identity/identity-store.js";
+import type { TokenService } from "./identity/tokens.js";
+import { openApiPart } from "./openapi/openapi-part.js";
 import { forwardingBodyParser } from "./routing/forwarded-body.js";
-import { hostedRoutes } from "./routing/hosted-routes.js";
-import { StatsUpstream } from "./routing/stats-proxy.js";
-import { adminRoutes } from "./tenants/admin-routes.js";
-import { TenantAdmin } from "./tenants/tenant-admin.js";
-import { userStatusChannel, WebSocketGateway } from "./websocket/websocket-gateway.js";
+import { routingPart } from "./routing/routing-part.js";
+import type { TenantAdmin } from "./tenants/tenant-admin.js";
+import { tenantsPart } from "./tenants/tenants-part.js";
+import type { WebSocketGateway } from "./websocket/websocket-gateway.js";
+import { websocketPart } from "./websocket/websocket-part.js";
 
 export interface GatewayAppDeps {
   db: Database;
@@ -57,68 +51,17 @@ export interface GatewayApp extends ServiceApp {
 /** The log's redaction list: every credential field of the identity wire shapes, at any depth. */
 export const GATEWAY_REDACTED_KEYS = IDENTITY_SECRET_FIELDS;
 
+/** The gateway: each domain builds its parts in its own folder; this wires them in order. */
 export function createApp(deps: GatewayAppDeps): GatewayApp {
-  const { db, redis, clock, config, logger } = deps;
+  const { db, redis, config, logger } = deps;
   const keys = redisKeys(config.REDIS_KEY_PREFIX);
-  const identity = new IdentityStore(db, clock);
-  const signingKeys = new SigningKeys({
-    store: gatewaySigningKeyStore(db),
-    clock,
-    logger,
-    secret: config.SIGNING_KEY_SECRET,
-    sealingSalt: GATEWAY_SEALING_SALT,
-    rotateAfterMs: config.SIGNING_KEY_ROTATION_DAYS * 86_400_000,
-    signedTtlMs: ID_TOKEN_LIFETIME_SECONDS * 1000,
-  });
-  const tokens = new TokenService(signingKeys, clock, config.PUBLIC_URL);
-  const authenticator = new Authenticator({
-    tokens,
-    identity,
-    clock,
-    userStatusCacheMs: config.USER_STATUS_CACHE_MS,
-  });
-  const passwordCost = { logN: config.PASSWORD_SCRYPT_LOG_N };
-  // A user disabled here is refused at once here, and every replica hears of it (its WebSockets close).
-  const admin = new TenantAdmin(identity, passwordCost, (userId) => {
-    authenticator.forgetUser(userId);
-    redis.publish(userStatusChannel(keys), userId).catch((err: unknown) => {
-      logger.warn({ err: (err as Error).message }, "replicas were not told of a user's new status");
-    });
-  });
-  const throttle = new LoginThrottle({
-    redis,
-    keys,
-    windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
-    perUsername: config.LOGIN_FAILURES_PER_USERNAME,
-    perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
-  });
-  const upstream = new StatsUpstream({
-    url: config.STATS_URL,
-    serviceToken: config.SERVICE_TOKEN,
-    connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    connections: config.UPSTREAM_CONNECTIONS,
-  });
-  const rateLimit = tenantRateLimit({
-    redis,
-    keys,
-    points: config.TENANT_RATE_LIMIT,
-    windowSeconds: config.TENANT_RATE_WINDOW_SECONDS,
-  });
-  const readiness = [
-    databaseReadiness(db),
-    redisReadiness(redis),
-    { name: "stats", check: () => upstream.check() },
-  ];
-  const separateInternalPort = config.METRICS_PORT !== undefined;
-  // Registered with the app's registry below, once createServiceApp has made it.
-  const loginOutcomes = new Counter({
-    name: "gateway_logins_total",
-    help: "InitiateAuth answers by outcome: success, or the Cognito error type",
-    labelNames: ["outcome"] as const,
-    registers: [],
-  });
-
+  const identity = identityPart({ ...deps, keys });
+  const access = accessPart({ ...deps, keys, identity });
+  const routing = routingPart({ config, access });
+  const tenants = tenantsPart({ ...deps, keys, identity, access });
+  const openApi = openApiPart({ config });
+  const readiness = [databaseReadiness(db), redisReadiness(redis), routing.readiness];
+  const internalPort = config.METRICS_PORT !== undefined;
   const service = createServiceApp({
     name: "gateway",
     logger,
@@ -127,79 +70,30 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     // Hosted bodies go to stats byte for byte.
     bodyParser: forwardingBodyParser,
     readiness,
-    publicHealth: separateInternalPort ? { metrics: false, detailedReadiness: false } : undefined,
-    routes: (app) => {
-      app.set("trust proxy", trustProxySetting(config.TRUST_PROXY));
-      app.use(
-        "/auth",
-        cognitoRoutes({
-          identity,
-          tokens,
-          throttle,
-          clock,
-          passwordCost,
-          refreshTokenLifetimeMs: config.REFRESH_TOKEN_DAYS * 86_400_000,
-          outcomes: loginOutcomes,
-        }),
-      );
-      app.use("/auth", cognitoErrorHandler(loginOutcomes));
-      app.use(jwksRoutes(signingKeys));
-      app.use(docsRoutes(openApiDocument(config.PUBLIC_URL)));
+    publicHealth: internalPort ? PUBLIC_HEALTH_BESIDE_INTERNAL_APP : undefined,
+    trustProxy: config.TRUST_PROXY,
+    routes: (app, kit) => {
+      identity.mount(app, kit);
+      openApi.mount(app);
       // Before /admin: POST /admin/season/reset is a hosted operation (user tokens), not the operator's.
-      app.use(hostedRoutes({ authenticator, rateLimit, upstream }));
-      app.use("/admin", adminRoutes({ adminToken: config.ADMIN_TOKEN, admin, signingKeys }));
+      routing.mount(app);
+      tenants.mount(app);
     },
   });
-
-  service.metrics.registry.registerMetric(loginOutcomes);
-  const websocket = new WebSocketGateway({
-    authenticator,
-    upstream,
-    rateLimit,
-    fanout: new PushFanout({ redis, keys }),
-    redis,
-    keys,
-    lifecycle: service.lifecycle,
-    logger,
-    registry: service.metrics.registry,
-    limits: {
-      keepAliveMs: config.WS_KEEPALIVE_MS,
-      maxLifetimeMs: config.WS_MAX_LIFETIME_MS,
-      maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
-      maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
-      maxInFlight: config.WS_MAX_IN_FLIGHT,
-      maxConnections: config.WS_MAX_CONNECTIONS,
-      registrationRefreshMs: config.WS_REGISTRATION_REFRESH_MS,
-      registrationTtlMs: config.WS_REGISTRATION_TTL_MS,
-    },
-  });
-  let internalApp: Express | undefined;
-  if (separateInternalPort) {
-    internalApp = express();
-    internalApp.disable("x-powered-by");
-    internalApp.use((req: Request, _res: Response, next: NextFunction) => {
-      req.id = randomUUID();
-      req.log = logger;
-      next();
-    });
-    mountHealthRoutes(internalApp, readiness, service.lifecycle, service.metrics);
-    internalApp.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-      sendProblem(req, res, asAppError(err));
-    });
-  }
+  const websocket = websocketPart({ ...deps, keys, access, routing, service });
   return {
     ...service,
-    identity,
-    admin,
-    signingKeys,
-    tokens,
-    authenticator,
-    internalApp,
+    identity: identity.store,
+    admin: tenants.admin,
+    signingKeys: identity.signingKeys,
+    tokens: identity.tokens,
+    authenticator: access.authenticator,
+    internalApp: internalPort ? createInternalApp({ ...service, readiness }) : undefined,
     websocket,
     async close() {
       await websocket.close();
-      await rateLimit.close();
-      await upstream.close();
+      await access.close();
+      await routing.close();
     },
   };
 }

@@ -1,11 +1,9 @@
-import { ID_TOKEN_LIFETIME_SECONDS } from "@arena/contracts";
-import { AppError, ConfigError, createLogger, loadConfig } from "@arena/service-kit";
-import { SigningKeys } from "@arena/signing-keys";
+import { AppError, createLogger, loadConfig, readConfigOrExit } from "@arena/service-kit";
 import { systemClock } from "./clock.js";
 import { gatewayConfigSchema } from "./config.js";
 import { createDatabaseClient } from "./db.js";
 import { IdentityStore } from "./identity/identity-store.js";
-import { GATEWAY_SEALING_SALT, gatewaySigningKeyStore } from "./identity/signing-key-store.js";
+import { gatewaySigningKeys } from "./identity/signing-key-store.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
 import { cliMessage, runAdminCli, USAGE, UsageError } from "./tenants/admin-cli.js";
 import { TenantAdmin } from "./tenants/tenant-admin.js";
@@ -33,16 +31,7 @@ async function readPassword(): Promise<string> {
   return text.split(/\r?\n/)[0] ?? "";
 }
 
-function readConfig() {
-  try {
-    return loadConfig(cliConfigSchema);
-  } catch (err) {
-    if (err instanceof ConfigError) fail(`gateway-cli: ${err.message}`, 1);
-    throw err;
-  }
-}
-
-const config = readConfig();
+const config = readConfigOrExit("gateway-cli", () => loadConfig(cliConfigSchema));
 const db = createDatabaseClient(config.DATABASE_URL);
 try {
   await assertSchemaIsCurrent(db);
@@ -54,14 +43,12 @@ try {
       secret === undefined
         ? undefined
         : () =>
-            new SigningKeys({
-              store: gatewaySigningKeyStore(db),
+            gatewaySigningKeys({
+              db,
               clock: systemClock,
               logger: createLogger({ name: "gateway-cli", level: "warn" }),
               secret,
-              sealingSalt: GATEWAY_SEALING_SALT,
-              rotateAfterMs: config.SIGNING_KEY_ROTATION_DAYS * 86_400_000,
-              signedTtlMs: ID_TOKEN_LIFETIME_SECONDS * 1000,
+              rotationDays: config.SIGNING_KEY_ROTATION_DAYS,
             }),
     readPassword,
     print: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),

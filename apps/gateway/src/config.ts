@@ -1,3 +1,4 @@
+import { DEFAULT_REDIS_URL } from "@arena/redis";
 import { commonConfigProperties, loadConfig } from "@arena/service-kit";
 
 export const gatewayConfigSchema = {
@@ -18,7 +19,7 @@ export const gatewayConfigSchema = {
       default: 10,
       description: "PostgreSQL connections of the process at most",
     },
-    REDIS_URL: { type: "string", pattern: "^rediss?://", default: "redis://127.0.0.1:6379" },
+    REDIS_URL: { type: "string", pattern: "^rediss?://", default: DEFAULT_REDIS_URL },
     REDIS_KEY_PREFIX: { type: "string", default: "arena:", description: "Start of every Redis key" },
     STATS_URL: { type: "string", pattern: "^https?://", default: "http://127.0.0.1:8081" },
     ADMIN_TOKEN: { type: "string", minLength: 16, description: "Bearer token of the /admin API" },
@@ -67,12 +68,6 @@ export const gatewayConfigSchema = {
       description: "Longest wait for stats' answer headers, and between two chunks of its body",
     },
     UPSTREAM_CONNECTIONS: { type: "integer", minimum: 1, default: 64 },
-    TRUST_PROXY: {
-      type: "string",
-      default: "none",
-      description:
-        "Which proxies' X-Forwarded-For to believe: none, a hop count, or addresses/subnets (express syntax)",
-    },
     METRICS_PORT: {
       type: "integer",
       minimum: 0,
@@ -139,12 +134,4 @@ export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 /** The validated, frozen configuration; throws one ConfigError that lists every problem. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig(gatewayConfigSchema, env);
-}
-
-/** `TRUST_PROXY` as express's `trust proxy` setting: false, a hop count, or an address list. */
-export function trustProxySetting(value: string): boolean | number | string {
-  const trimmed = value.trim();
-  if (trimmed === "" || trimmed === "none" || trimmed === "false") return false;
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  return trimmed;
 }

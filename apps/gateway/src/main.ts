@@ -1,22 +1,12 @@
 import { closeRedis, createRedis } from "@arena/redis";
-import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
+import { createLogger, readConfigOrExit, serve, stopOnSignals } from "@arena/service-kit";
 import { createApp, GATEWAY_REDACTED_KEYS } from "./app.js";
 import { systemClock } from "./clock.js";
 import { loadGatewayConfig } from "./config.js";
 import { createDatabaseClient } from "./db.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
 
-function readConfig() {
-  try {
-    return loadGatewayConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`gateway: ${err.message}\n`);
-    process.exit(1);
-  }
-}
-
-const config = readConfig();
+const config = readConfigOrExit("gateway", loadGatewayConfig);
 const logger = createLogger({ name: "gateway", level: config.LOG_LEVEL, redactKeys: GATEWAY_REDACTED_KEYS });
 const db = createDatabaseClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
 const redis = createRedis(config.REDIS_URL, { connectionName: "gateway" });

@@ -1,10 +1,11 @@
+import { ConfigError } from "@arena/service-kit";
 import { untilReady } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import supertest from "supertest";
-import { trustProxySetting } from "../src/config.js";
+import { loadGatewayConfig } from "../src/config.js";
 import { INITIATE_AUTH_TARGET } from "../src/identity/cognito-routes.js";
-import { createHarness, type Harness, PASSWORD } from "./harness.js";
+import { createHarness, type Harness, type Instance, PASSWORD } from "./harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -89,33 +90,54 @@ describe("when Redis is down", () => {
 });
 
 describe("TRUST_PROXY", () => {
-  it("reads none, hop counts and address lists", () => {
-    expect(trustProxySetting("none")).toBe(false);
-    expect(trustProxySetting("")).toBe(false);
-    expect(trustProxySetting("2")).toBe(2);
-    expect(trustProxySetting("loopback, 10.0.0.0/8")).toBe("loopback, 10.0.0.0/8");
+  /** A failed login from `ip` as X-Forwarded-For names it: the Cognito error type answered. */
+  async function failedLogin(instance: Instance, ip: string): Promise<string> {
+    const clientId = (await h.db.appClient.findFirstOrThrow()).id;
+    const res = await instance.http
+      .post("/auth")
+      .set("X-Amz-Target", INITIATE_AUTH_TARGET)
+      .set("Content-Type", "application/x-amz-json-1.1")
+      .set("X-Forwarded-For", ip)
+      .send(
+        JSON.stringify({
+          AuthFlow: "USER_PASSWORD_AUTH",
+          AuthParameters: { USERNAME: `nobody-${ip}`, PASSWORD: "wrong-password" },
+          ClientId: clientId,
+        }),
+      );
+    return JSON.parse(res.text).__type;
+  }
+
+  it("is the kit's validated field: a bad entry is listed at start-up with the other problems", () => {
+    let error: unknown;
+    try {
+      loadGatewayConfig({ ...h.env, TRUST_PROXY: "loopback, 10.0.0.0/33", WS_MAX_IN_FLIGHT: "0" });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'TRUST_PROXY="loopback, 10.0.0.0/33" has "10.0.0.0/33": not an address, a CIDR, loopback, linklocal or uniquelocal',
+      "WS_MAX_IN_FLIGHT=0 must be >= 1",
+    ]);
+    for (const good of ["none", "true", "2", "loopback, 10.0.0.0/8", "fd00::/8"]) {
+      expect(loadGatewayConfig({ ...h.env, TRUST_PROXY: good }).TRUST_PROXY).toBe(good);
+    }
   });
 
   it("ignores X-Forwarded-For by default, so a client cannot choose its throttling address", async () => {
     const direct = await h.startInstance({ TRUST_PROXY: "none", LOGIN_FAILURES_PER_ADDRESS: "2" });
-    const clientId = (await h.db.appClient.findFirstOrThrow()).id;
-    const login = (ip: string) =>
-      direct.http
-        .post("/auth")
-        .set("X-Amz-Target", INITIATE_AUTH_TARGET)
-        .set("Content-Type", "application/x-amz-json-1.1")
-        .set("X-Forwarded-For", ip)
-        .send(
-          JSON.stringify({
-            AuthFlow: "USER_PASSWORD_AUTH",
-            AuthParameters: { USERNAME: `nobody-${ip}`, PASSWORD: "wrong-password" },
-            ClientId: clientId,
-          }),
-        );
-    await login("203.0.113.2").expect(400);
-    await login("203.0.113.3").expect(400);
-    const third = await login("203.0.113.4");
-    expect(JSON.parse(third.text).__type).toBe("TooManyRequestsException");
+    expect(await failedLogin(direct, "203.0.113.2")).toBe("NotAuthorizedException");
+    expect(await failedLogin(direct, "203.0.113.3")).toBe("NotAuthorizedException");
+    expect(await failedLogin(direct, "203.0.113.4")).toBe("TooManyRequestsException");
+  });
+
+  it("believes X-Forwarded-For from the proxies it names", async () => {
+    const behindProxy = await h.startInstance({ TRUST_PROXY: "1", LOGIN_FAILURES_PER_ADDRESS: "1" });
+    // One failure per address: two addresses named by the proxy are two budgets.
+    expect(await failedLogin(behindProxy, "203.0.113.20")).toBe("NotAuthorizedException");
+    expect(await failedLogin(behindProxy, "203.0.113.21")).toBe("NotAuthorizedException");
+    expect(await failedLogin(behindProxy, "203.0.113.20")).toBe("TooManyRequestsException");
   });
 });
 

@@ -1,5 +1,5 @@
 import { createTestRedis, type TestRedis } from "@arena/redis";
-import type { AppError } from "@arena/service-kit";
+import { type AppError, ManualClock, systemClock } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { NextFunction, Request, Response } from "express";
 import { tenantRateLimit } from "../src/access/tenant-rate-limit.js";
@@ -40,6 +40,7 @@ describe("tenant rate limit", () => {
       points: 1000,
       windowSeconds: 60,
       flushIntervalMs: 50,
+      clock: systemClock,
     });
     const statuses = [];
     for (let i = 0; i < 50; i++) statuses.push(await call(limit, "far"));
@@ -53,7 +54,13 @@ describe("tenant rate limit", () => {
   it("is exact from half the budget on, over two replicas", async () => {
     const [a, b] = [redis.client(), redis.client()];
     await Promise.all([a.ping(), b.ping()]);
-    const options = { keys: redis.keys, points: 10, windowSeconds: 60, flushIntervalMs: 60_000 };
+    const options = {
+      keys: redis.keys,
+      points: 10,
+      windowSeconds: 60,
+      flushIntervalMs: 60_000,
+      clock: systemClock,
+    };
     const [one, two] = [tenantRateLimit({ ...options, redis: a }), tenantRateLimit({ ...options, redis: b })];
     const statuses = [];
     for (let i = 0; i < 14; i++) statuses.push(await call(i % 2 ? two : one, "near"));
@@ -62,12 +69,35 @@ describe("tenant rate limit", () => {
     await Promise.all([one.close(), two.close()]);
   });
 
+  it("ends its view of a window by the injected clock: the next request is counted in Redis at once", async () => {
+    const client = redis.client();
+    await client.ping();
+    const clock = new ManualClock();
+    const options = { keys: redis.keys, points: 1000, windowSeconds: 60, flushIntervalMs: 60_000 };
+    const limit = tenantRateLimit({ ...options, redis: client, clock });
+    expect(await call(limit, "clocked")).toBe(200);
+    for (let i = 0; i < 4; i++) expect(await call(limit, "clocked")).toBe(200);
+    // The window's first request went to Redis; the next four are counted here until a flush.
+    expect(await countOf("clocked")).toBe(1);
+    clock.advance(61_000);
+    // The window ended by the clock: its local counts go with it and the request goes to Redis.
+    expect(await call(limit, "clocked")).toBe(200);
+    expect(await countOf("clocked")).toBe(2);
+    await limit.close();
+  });
+
   it("refuses with 503 when Redis cannot count the request", async () => {
     const { createRedis } = await import("@arena/redis");
     const nowhere = createRedis("redis://127.0.0.1:1", {
       options: { lazyConnect: true, retryStrategy: () => null },
     });
-    const limit = tenantRateLimit({ redis: nowhere, keys: redis.keys, points: 1000, windowSeconds: 60 });
+    const limit = tenantRateLimit({
+      redis: nowhere,
+      keys: redis.keys,
+      points: 1000,
+      windowSeconds: 60,
+      clock: systemClock,
+    });
     expect(await call(limit, "offline")).toBe(503);
     await limit.close();
     nowhere.disconnect();

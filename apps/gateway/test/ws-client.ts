@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { createLogger, type RunningServer, serve } from "@arena/service-kit";
 import WebSocket from "ws";
 import type { Instance } from "./harness.js";
@@ -27,50 +28,36 @@ export class WsClient {
   }
 
   /** Opens `/ws` with the token in the query (default) or the Authorization header. */
-  static open(base: string, token: string, via: "query" | "header" | "bearer" = "query"): Promise<WsClient> {
-    const url = `${base.replace(/^http/, "ws")}/ws${via === "query" ? `?authorization=${encodeURIComponent(token)}` : ""}`;
-    const headers =
-      via === "header"
-        ? { Authorization: token }
-        : via === "bearer"
-          ? { Authorization: `Bearer ${token}` }
-          : {};
-    const socket = new WebSocket(url, { headers });
+  static open(base: string, token: string, via: TokenVia = "query"): Promise<WsClient> {
+    const socket = upgradeSocket(base, token, via);
     return new Promise((resolve, reject) => {
       const client = new WsClient(socket);
       socket.once("open", () => resolve(client));
       socket.once("unexpected-response", (_req, res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          reject(
-            Object.assign(new Error(`upgrade answered ${res.statusCode}`), {
-              status: res.statusCode,
-              body: Buffer.concat(chunks).toString(),
-            }),
-          ),
+        void readAnswer(res).then(({ status, text }) =>
+          reject(Object.assign(new Error(`upgrade answered ${status}`), { status, body: text })),
         );
       });
       socket.once("error", reject);
     });
   }
 
-  /** The upgrade's refusal: its HTTP status and problem body. */
+  /**
+   * The upgrade's refusal: its HTTP status, headers and problem body. `token` undefined sends no
+   * credential at all (no query parameter, no header).
+   */
   static async refusal(
     base: string,
-    token: string,
-    path = "/ws",
-  ): Promise<{ status: number; body: Received }> {
-    const url = `${base.replace(/^http/, "ws")}${path}?authorization=${encodeURIComponent(token)}`;
-    const socket = new WebSocket(url);
+    token: string | undefined,
+    options: { via?: TokenVia; path?: string } = {},
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: Received }> {
+    const socket = upgradeSocket(base, token, options.via ?? "query", options.path);
     socket.on("error", () => {});
     return new Promise((resolve, reject) => {
       socket.once("open", () => reject(new Error("the upgrade was accepted")));
       socket.once("unexpected-response", (_req, res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+        void readAnswer(res).then(({ status, text }) =>
+          resolve({ status, headers: res.headers, body: JSON.parse(text) }),
         );
       });
     });
@@ -106,6 +93,26 @@ export class WsClient {
     this.socket.close();
     return this.closed;
   }
+}
+
+/** Where the upgrade carries the token: `?authorization=`, `Authorization: <token>` or `Bearer <token>`. */
+export type TokenVia = "query" | "header" | "bearer";
+
+function upgradeSocket(base: string, token: string | undefined, via: TokenVia, path = "/ws"): WebSocket {
+  const query = via === "query" && token !== undefined ? `?authorization=${encodeURIComponent(token)}` : "";
+  const headers: Record<string, string> =
+    via === "query" || token === undefined
+      ? {}
+      : { Authorization: via === "bearer" ? `Bearer ${token}` : token };
+  return new WebSocket(`${base.replace(/^http/, "ws")}${path}${query}`, { headers });
+}
+
+function readAnswer(res: IncomingMessage): Promise<{ status: number; text: string }> {
+  const chunks: Buffer[] = [];
+  res.on("data", (c: Buffer) => chunks.push(c));
+  return new Promise((resolve) => {
+    res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+  });
 }
 
 /** Serves an instance with the kit's `serve`, its WebSocket upgrade and drain, as main.ts does. */

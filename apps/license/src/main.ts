@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
+import { createLogger, readConfigOrExit, serve, stopOnSignals } from "@arena/service-kit";
 import { createApp } from "./app.js";
 import { systemClock } from "./clock.js";
 import { loadLicenseConfig } from "./config.js";
@@ -6,17 +6,7 @@ import { createDatabaseClient } from "./db.js";
 import { createFileMailer, createSmtpMailer } from "./mail/mailer.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
 
-function readConfig() {
-  try {
-    return loadLicenseConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`license: ${err.message}\n`);
-    process.exit(1);
-  }
-}
-
-const config = readConfig();
+const config = readConfigOrExit("license", loadLicenseConfig);
 const logger = createLogger({ name: "license", level: config.LOG_LEVEL });
 const db = createDatabaseClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
 try {

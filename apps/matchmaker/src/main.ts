@@ -1,11 +1,11 @@
 import { createLicenseClient } from "@arena/license-client";
-import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
+import { createLogger, readConfigOrExit, serve, stopOnSignals } from "@arena/service-kit";
 import { createWorkerSpanScanner } from "./answer/span-scanner.js";
 import { createApp } from "./app.js";
 import { loadMatchmakerConfig } from "./config.js";
 
 async function main(): Promise<void> {
-  const config = loadMatchmakerConfig();
+  const config = readConfigOrExit("matchmaker", loadMatchmakerConfig);
   const logger = createLogger({ name: "matchmaker", level: config.LOG_LEVEL });
 
   const license = createLicenseClient({
@@ -43,7 +43,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError) console.error(`matchmaker: ${err.message}`);
-  else console.error("matchmaker failed to start:", err);
+  console.error("matchmaker failed to start:", err);
   process.exit(1);
 });

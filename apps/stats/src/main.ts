@@ -1,22 +1,12 @@
 import { closeRedis, createRedis, PushFanout, redisKeys } from "@arena/redis";
-import { ConfigError, createLogger, serve, stopOnSignals } from "@arena/service-kit";
+import { createLogger, readConfigOrExit, serve, stopOnSignals } from "@arena/service-kit";
 import { createApp } from "./app.js";
 import { systemClock } from "./clock.js";
 import { loadStatsConfig } from "./config.js";
 import { createDatabaseClient, createPool } from "./db.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
 
-function readConfig() {
-  try {
-    return loadStatsConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`stats: ${err.message}\n`);
-    process.exit(1);
-  }
-}
-
-const config = readConfig();
+const config = readConfigOrExit("stats", loadStatsConfig);
 const logger = createLogger({ name: "stats", level: config.LOG_LEVEL });
 const pool = createPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
 const loopPool = createPool(config.DATABASE_URL, config.MATCHMAKING_POOL_SIZE);

@@ -1,18 +1,23 @@
-import { isIP } from "node:net";
+import type { SchemaValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
+import { ConfigError } from "./config-error.js";
+import { TRUST_PROXY_KEYWORD, trustProxyProblem, trustProxyProperty } from "./trust-proxy.js";
 
-/** Thrown when the environment does not describe a valid configuration; lists every problem. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError } from "./config-error.js";
 
 type ConfigSchema = JSONSchema & { type: "object"; properties: Record<string, JSONSchema> };
 
 const envAjv = new Ajv2020({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+
+// A bad TRUST_PROXY is one more listed problem, in the words parseTrustProxy would throw.
+const checkTrustProxy: SchemaValidateFunction = (_schema: unknown, data: unknown) => {
+  const problem = typeof data === "string" ? trustProxyProblem(data) : undefined;
+  checkTrustProxy.errors =
+    problem === undefined ? [] : [{ keyword: TRUST_PROXY_KEYWORD, message: problem, params: {} }];
+  return problem === undefined;
+};
+envAjv.addKeyword({ keyword: TRUST_PROXY_KEYWORD, type: "string", errors: true, validate: checkTrustProxy });
 
 /**
  * Reads the variables a schema names from the environment, coerces and defaults them, and returns
@@ -44,6 +49,29 @@ export function loadConfig(schema: ConfigSchema, env: NodeJS.ProcessEnv = proces
   return Object.freeze(raw);
 }
 
+/** Where `readConfigOrExit` reports and how it ends the process (a test passes its own). */
+export interface ConfigExit {
+  stderr: { write(text: string): unknown };
+  exit(code: number): never;
+}
+
+const processExit: ConfigExit = { stderr: process.stderr, exit: (code) => process.exit(code) };
+
+/**
+ * A service's start: the configuration `load` reads, or, when the environment is invalid, one
+ * message on stderr (`<name>: Invalid configuration:` and every problem, a line each) and exit
+ * code 1, before anything is connected. Other errors are thrown as they are.
+ */
+export function readConfigOrExit<T>(name: string, load: () => T, io: ConfigExit = processExit): T {
+  try {
+    return load();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    io.stderr.write(`${name}: ${err.message}\n`);
+    return io.exit(1);
+  }
+}
+
 /** Settings every service reads, to spread into an app's own config schema. */
 export const commonConfigProperties = {
   HOST: { type: "string", default: "0.0.0.0", description: "Interface to listen on" },
@@ -53,54 +81,5 @@ export const commonConfigProperties = {
     default: "info",
   },
   SHUTDOWN_TIMEOUT_MS: { type: "integer", minimum: 0, default: 10000 },
-  TRUST_PROXY: {
-    type: "string",
-    default: "none",
-    // The characters of addresses, CIDRs, names and hop counts; parseTrustProxy checks the rest.
-    pattern: "^[0-9A-Za-z.:/, ]+$",
-    description:
-      "Proxies whose X-Forwarded-For names the client: none (default), a hop count, or comma-separated " +
-      "addresses, CIDRs and the names loopback, linklocal, uniquelocal",
-  },
+  TRUST_PROXY: trustProxyProperty,
 } as const;
-
-/** What express's "trust proxy" setting accepts, in the forms this kit passes on. */
-export type TrustProxy = boolean | number | string[];
-
-const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
-
-/**
- * Reads a `TRUST_PROXY` value as express's "trust proxy" understands it:
- * - `none`, `false` or empty: trust no proxy (`req.ip` is the peer's address);
- * - `true`: trust every hop (only behind a proxy that overwrites `X-Forwarded-For`);
- * - a whole number n: trust the n nearest hops;
- * - comma-separated addresses, CIDRs (`10.0.0.0/8`) and the names loopback, linklocal, uniquelocal.
- * Throws naming the entry that is none of these, so a typo fails at start-up instead of trusting
- * nothing (or everything) silently.
- */
-export function parseTrustProxy(value: TrustProxy | string): TrustProxy {
-  if (typeof value !== "string") return value;
-  const text = value.trim().toLowerCase();
-  if (text === "" || text === "none" || text === "false") return false;
-  if (text === "true") return true;
-  if (/^\d+$/.test(text)) return Number(text);
-  const entries = text.split(",").map((e) => e.trim());
-  const bad = entries.filter((e) => !PROXY_NAMES.has(e) && !isAddressOrCidr(e));
-  if (bad.length > 0) {
-    throw new ConfigError([
-      `TRUST_PROXY=${JSON.stringify(value)} has ${bad.map((b) => JSON.stringify(b)).join(", ")}: not an ` +
-        "address, a CIDR, loopback, linklocal or uniquelocal",
-    ]);
-  }
-  return entries;
-}
-
-function isAddressOrCidr(entry: string): boolean {
-  const [address = "", bits, ...rest] = entry.split("/");
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  // proxy-addr also takes a dotted netmask after an IPv4 address.
-  if (family === 4 && isIP(bits) === 4) return true;
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
-}

@@ -1,6 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { AppError } from "./app-error.js";
-import { parseTrustProxy, type TrustProxy } from "./config.js";
 import {
   createLifecycle,
   type HealthRouteOptions,
@@ -14,6 +13,7 @@ import { createMetrics, type ServiceMetrics } from "./metrics.js";
 import { asAppError, sendProblem } from "./problem-response.js";
 import { requestContext } from "./request-context.js";
 import { routeFallback } from "./route-fallback.js";
+import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
 
 export interface ServiceAppOptions {
   name: string;

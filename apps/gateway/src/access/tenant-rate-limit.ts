@@ -1,5 +1,5 @@
 import type { Redis, RedisKeys } from "@arena/redis";
-import { AppError } from "@arena/service-kit";
+import { AppError, type Clock } from "@arena/service-kit";
 import type { NextFunction, Request, Response } from "express";
 
 export interface TenantRateLimitOptions {
@@ -10,8 +10,8 @@ export interface TenantRateLimitOptions {
   windowSeconds: number;
   /** How often counts admitted locally are added to Redis (default 100 ms). */
   flushIntervalMs?: number;
-  /** The clock, in milliseconds (default Date.now). */
-  now?: () => number;
+  /** Ends this replica's view of a window; Redis' own expiry ends the count. */
+  clock: Clock;
 }
 
 /** One Redis step: add `n` to a window's count (starting the window when new); its count and ms left. */
@@ -45,7 +45,7 @@ interface TenantWindow {
 export function tenantRateLimit(options: TenantRateLimitOptions) {
   const { redis, points } = options;
   const windowMs = options.windowSeconds * 1000;
-  const now = options.now ?? Date.now;
+  const now = () => options.clock.now().getTime();
   const windows = new Map<string, TenantWindow>();
   const keyOf = (tenantId: string) => options.keys.tenant(tenantId, "requests");
 

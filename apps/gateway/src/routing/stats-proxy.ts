@@ -49,7 +49,7 @@ const PASSED_ANSWER_HEADERS = ["location", "retry-after", "preference-applied", 
  * `prefer` passed through. Stats' status, content type and body come back unchanged.
  *
  * Time is bounded by undici's own timers (connect, headers, body), not by AbortSignals, which
- * Node 20 can lose to garbage collection (ENVIRONMENT.md). Stats down → 503, timing out → 504,
+ * Node 20 can lose to garbage collection. Stats down → 503, timing out → 504,
  * failing mid-answer → 502; all fast, never a hang.
  */
 export class StatsUpstream {

@@ -1,0 +1,77 @@
+import type { Redis, RedisKeys } from "@arena/redis";
+import { type Clock, Counter, type Logger, type ServiceKitContext } from "@arena/service-kit";
+import { jwksRoutes, type SigningKeys } from "@arena/signing-keys";
+import type { Express } from "express";
+import type { GatewayConfig } from "../config.js";
+import type { Database } from "../db.js";
+import { cognitoErrorHandler } from "./cognito-errors.js";
+import { cognitoRoutes } from "./cognito-routes.js";
+import { IdentityStore } from "./identity-store.js";
+import { LoginThrottle } from "./login-throttle.js";
+import type { ScryptCost } from "./passwords.js";
+import { gatewaySigningKeys } from "./signing-key-store.js";
+import { TokenService } from "./tokens.js";
+
+export interface IdentityPartDeps {
+  db: Database;
+  redis: Redis;
+  keys: RedisKeys;
+  clock: Clock;
+  logger: Logger;
+  config: GatewayConfig;
+}
+
+export interface IdentityPart {
+  store: IdentityStore;
+  signingKeys: SigningKeys;
+  tokens: TokenService;
+  /** The scrypt cost of new password hashes (logins and the admin API alike). */
+  passwordCost: ScryptCost;
+  /** `/auth` (InitiateAuth, answering Cognito's errors) and the JWKS; counts logins by outcome. */
+  mount(app: Express, kit: ServiceKitContext): void;
+}
+
+/** Users, passwords, login throttling, signing keys and tokens. */
+export function identityPart({ db, redis, keys, clock, logger, config }: IdentityPartDeps): IdentityPart {
+  const store = new IdentityStore(db, clock);
+  const signingKeys = gatewaySigningKeys({
+    db,
+    clock,
+    logger,
+    secret: config.SIGNING_KEY_SECRET,
+    rotationDays: config.SIGNING_KEY_ROTATION_DAYS,
+  });
+  const tokens = new TokenService(signingKeys, clock, config.PUBLIC_URL);
+  const passwordCost = { logN: config.PASSWORD_SCRYPT_LOG_N };
+  const throttle = new LoginThrottle({
+    redis,
+    keys,
+    windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
+    perUsername: config.LOGIN_FAILURES_PER_USERNAME,
+    perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+  });
+  const mount = (app: Express, kit: ServiceKitContext) => {
+    const outcomes = new Counter({
+      name: "gateway_logins_total",
+      help: "InitiateAuth answers by outcome: success, or the Cognito error type",
+      labelNames: ["outcome"] as const,
+      registers: [kit.metrics.registry],
+    });
+    const refreshTokenLifetimeMs = config.REFRESH_TOKEN_DAYS * 86_400_000;
+    app.use(
+      "/auth",
+      cognitoRoutes({
+        identity: store,
+        tokens,
+        throttle,
+        clock,
+        passwordCost,
+        refreshTokenLifetimeMs,
+        outcomes,
+      }),
+    );
+    app.use("/auth", cognitoErrorHandler(outcomes));
+    app.use(jwksRoutes(signingKeys));
+  };
+  return { store, signingKeys, tokens, passwordCost, mount };
+}

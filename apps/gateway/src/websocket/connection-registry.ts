@@ -1,0 +1,239 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { KeepAliveMessage } from "@arena/contracts";
+import { AppError, type Lifecycle, type Logger, toProblem } from "@arena/service-kit";
+import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import type { Authenticator, Principal } from "../access/authentication.js";
+import { CLOSE, type CloseReason, type Connection } from "./connection.js";
+import type { WebSocketMetrics } from "./websocket-metrics.js";
+
+export interface ConnectionLimits {
+  maxLifetimeMs: number;
+  maxBufferedBytes: number;
+  maxMessageBytes: number;
+  maxConnections: number;
+}
+
+/** What the parts above the transport do with a connection's life. */
+export interface ConnectionEvents {
+  /** Before a connection opens: start what connections need; a rejection refuses the upgrade (503). */
+  opening(): Promise<void>;
+  message(conn: Connection, data: RawData, isBinary: boolean): void;
+  /** After a connection closed and left the registry. */
+  closed(conn: Connection): void;
+}
+
+export interface ConnectionRegistryDeps {
+  /** Prefix of every connection id: this replica's id in the push fan-out. */
+  replicaId: string;
+  authenticator: Authenticator;
+  lifecycle: Lifecycle;
+  logger: Logger;
+  metrics: WebSocketMetrics;
+  limits: ConnectionLimits;
+  events: ConnectionEvents;
+}
+
+const KEEP_ALIVE = JSON.stringify({
+  action: "keepAlive",
+  messageId: null,
+  payload: {},
+} satisfies KeepAliveMessage);
+
+/**
+ * The transport: accepts upgrades (path, token, capacity), holds the open connections, sends with a
+ * bound on what a slow client may leave unread, ends connections at their lifetime, and drains on
+ * shutdown. It knows nothing of what a message means; `events` does.
+ */
+export class ConnectionRegistry {
+  private readonly wss: WebSocketServer;
+  private readonly connections = new Map<string, Connection>();
+  private counter = 0;
+  private draining = false;
+  private drained: (() => void) | undefined;
+
+  constructor(private readonly deps: ConnectionRegistryDeps) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: deps.limits.maxMessageBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
+  }
+
+  /** The server's `upgrade` handler: `/ws` with a good token opens a connection, anything else is refused. */
+  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on("error", () => {});
+    void this.accept(req, socket, head).catch((err: unknown) => {
+      this.deps.logger.error({ err }, "WebSocket upgrade failed");
+      refuseUpgrade(socket, new AppError("INTERNAL", "The connection could not be opened"));
+    });
+  };
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  /** True from shutdown on: no new connections, and messages are refused. */
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  get(connectionId: string): Connection | undefined {
+    return this.connections.get(connectionId);
+  }
+
+  values(): IterableIterator<Connection> {
+    return this.connections.values();
+  }
+
+  /** Sends text, or drops a connection whose unsent data would pass the bound. */
+  send(conn: Connection, text: string): boolean {
+    const { socket } = conn;
+    if (socket.readyState !== socket.OPEN) return false;
+    if (socket.bufferedAmount + Buffer.byteLength(text) > this.deps.limits.maxBufferedBytes) {
+      conn.closeReason ??= "backpressure";
+      this.deps.logger.warn(
+        { connectionId: conn.id, bufferedAmount: socket.bufferedAmount },
+        "WebSocket client is not reading; dropped",
+      );
+      socket.terminate();
+      return false;
+    }
+    socket.send(text);
+    return true;
+  }
+
+  close(conn: Connection, code: number, reason: string, why: CloseReason): void {
+    conn.closeReason ??= why;
+    conn.socket.close(code, reason);
+  }
+
+  /** The keepAlive push, to every connection. */
+  keepAlive(): void {
+    for (const conn of this.connections.values()) {
+      if (this.send(conn, KEEP_ALIVE)) this.deps.metrics.pushes.inc({ kind: "keepAlive" });
+    }
+  }
+
+  /** Called when a connection's messages are all answered: while draining, it may now close. */
+  settled(conn: Connection): void {
+    if (this.draining && conn.inFlight === 0) {
+      this.close(conn, CLOSE.shutdown, "server shutting down", "shutdown");
+    }
+  }
+
+  /**
+   * On SIGTERM: no new connections or messages; each connection is closed (1001) once its
+   * in-flight messages are answered; whatever is still open after `timeoutMs` is cut.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.draining = true;
+    if (this.connections.size === 0) return;
+    const done = new Promise<void>((resolve) => {
+      this.drained = resolve;
+    });
+    for (const conn of this.connections.values()) this.settled(conn);
+    const timer = setTimeout(() => this.terminateAll(), timeoutMs);
+    await done;
+    clearTimeout(timer);
+  }
+
+  /** Cuts every connection at once (after `drain`, none is left). */
+  terminateAll(): void {
+    this.draining = true;
+    for (const conn of this.connections.values()) conn.socket.terminate();
+  }
+
+  private async accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://gateway");
+    const refusal = this.refusalOf(url.pathname);
+    if (refusal !== undefined) {
+      refuseUpgrade(socket, refusal);
+      return;
+    }
+    const authorization = url.searchParams.get("authorization") ?? req.headers.authorization;
+    let principal: Principal;
+    try {
+      principal = await this.deps.authenticator.authenticate(authorization);
+      await this.deps.events.opening();
+    } catch (err) {
+      refuseUpgrade(socket, err instanceof AppError ? err : new AppError("SERVICE_UNAVAILABLE", "Try again"));
+      return;
+    }
+    if (socket.destroyed) return;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, principal));
+  }
+
+  /** Why an upgrade to `path` is refused before its token is read; undefined when it is not. */
+  private refusalOf(path: string): AppError | undefined {
+    if (path !== "/ws") return new AppError("ROUTE_NOT_FOUND", `No WebSocket endpoint at ${path}; use /ws`);
+    if (this.draining || this.deps.lifecycle.shuttingDown) {
+      return new AppError("SERVICE_UNAVAILABLE", "Shutting down; connect again");
+    }
+    if (this.connections.size >= this.deps.limits.maxConnections) {
+      return new AppError("SERVICE_UNAVAILABLE", "This replica holds its maximum of WebSocket connections", {
+        headers: { "Retry-After": "1" },
+      });
+    }
+    return undefined;
+  }
+
+  private open(socket: WebSocket, principal: Principal): void {
+    const { limits, logger, events, metrics } = this.deps;
+    this.counter += 1;
+    const conn: Connection = {
+      id: `${this.deps.replicaId}.${this.counter}`,
+      socket,
+      principal,
+      subscription: undefined,
+      inFlight: 0,
+      closeReason: undefined,
+      lifetime: setTimeout(
+        () => this.close(conn, CLOSE.lifetime, "connection lifetime reached; reconnect", "lifetime"),
+        limits.maxLifetimeMs,
+      ),
+    };
+    conn.lifetime.unref();
+    this.connections.set(conn.id, conn);
+    metrics.open.set(this.connections.size);
+    logger.debug({ connectionId: conn.id, tenantId: principal.tenantId }, "WebSocket opened");
+    socket.on("message", (data, isBinary) => events.message(conn, data, isBinary));
+    socket.on("error", (err: Error & { code?: string }) => {
+      conn.closeReason ??= err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH" ? "too_large" : "error";
+      logger.debug({ connectionId: conn.id, err: err.message }, "WebSocket error");
+    });
+    socket.on("close", () => this.closed(conn));
+  }
+
+  private closed(conn: Connection): void {
+    clearTimeout(conn.lifetime);
+    if (this.connections.get(conn.id) !== conn) return;
+    this.connections.delete(conn.id);
+    this.deps.metrics.open.set(this.connections.size);
+    this.deps.metrics.closed.inc({ reason: conn.closeReason ?? "client" });
+    this.deps.events.closed(conn);
+    if (this.draining && this.connections.size === 0) this.drained?.();
+  }
+}
+
+/** Answers a refused upgrade as a problem+json HTTP response and closes the socket. */
+function refuseUpgrade(socket: Duplex, err: AppError): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(toProblem(err, randomUUID(), "/ws"));
+  const headers = {
+    "Content-Type": "application/problem+json",
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+    ...err.headers,
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join("\r\n");
+  socket.end(`HTTP/1.1 ${err.status} ${statusText(err)}\r\n${head}\r\n\r\n${body}`);
+}
+
+function statusText(err: AppError): string {
+  return toProblem(err, "").title.replace(/[^\x20-\x7e]/g, "");
+}
