@@ -55,7 +55,7 @@ export function actionRequestOf(
       Object.fromEntries(Object.entries(payload).filter(([k]) => !consumed.has(k))),
     );
   }
-  if (op.prefer !== undefined || action === "removePlayer") request.prefer = RETURN_REPRESENTATION;
+  if (op.prefer !== undefined) request.prefer = RETURN_REPRESENTATION;
   return request;
 }
 
