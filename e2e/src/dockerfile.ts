@@ -132,6 +132,45 @@ export function finalStage(file: Dockerfile): Stage {
   return file.stages.at(-1)!;
 }
 
+/** `ARG NAME` or `ARG NAME=default` (the default expanded): the name, and the default if any. */
+export function argDeclaration(ins: Instruction, vars: Record<string, string>): [string, string | undefined] {
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$/s.exec(ins.args);
+  if (!match) throw new Error(`line ${ins.line}: cannot read ARG ${ins.args}`);
+  return [match[1]!, match[2] === undefined ? undefined : expand(match[2].replace(/^"(.*)"$/, "$1"), vars)];
+}
+
+/** The ARGs before the first FROM, as the FROM lines see them: a build arg replaces a default. */
+export function globalArgValues(
+  file: Dockerfile,
+  buildArgs: Record<string, string> = {},
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const ins of file.globalArgs) {
+    const [name, value] = argDeclaration(ins, values);
+    values[name] = buildArgs[name] ?? value ?? "";
+  }
+  return values;
+}
+
+/**
+ * The stages the tagged image is made of, its first base first: the final stage and, through each
+ * FROM that names a stage (`FROM ${APP}` with APP a build arg too), the stages it builds on.
+ */
+export function imageStages(file: Dockerfile, buildArgs: Record<string, string> = {}): Stage[] {
+  const globals = globalArgValues(file, buildArgs);
+  const byName = new Map(file.stages.map((s) => [s.name ?? String(s.index), s]));
+  const chain: Stage[] = [];
+  for (
+    let stage: Stage | undefined = finalStage(file);
+    stage;
+    stage = byName.get(expand(stage.from, globals))
+  ) {
+    if (chain.includes(stage)) throw new Error(`stage ${stage.name ?? stage.index} builds on itself`);
+    chain.unshift(stage);
+  }
+  return chain;
+}
+
 /** `.dockerignore` rules (Go `filepath.Match` patterns with `**`), relative to the context root. */
 export class DockerIgnore {
   private readonly rules: Array<{ pattern: RegExp; negated: boolean }> = [];

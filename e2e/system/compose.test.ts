@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "@jest/globals";
-import { finalStage, parseDockerfile } from "../src/dockerfile.js";
+import { type Instruction, imageStages, parseDockerfile } from "../src/dockerfile.js";
 
 /**
  * docker-compose.yml as Compose itself reads it (`docker-compose config`: validated, variables
@@ -22,7 +22,7 @@ const secrets = {
 
 interface Service {
   image?: string;
-  build?: { context: string; dockerfile?: string };
+  build?: { context: string; dockerfile?: string; args?: Record<string, string> };
   command?: string[] | string;
   environment?: Record<string, string | null>;
   depends_on?: Record<string, { condition: string }>;
@@ -66,25 +66,25 @@ const services = config.services;
 const apps = ["license", "matchmaker", "stats", "gateway"] as const;
 const migrated = ["license", "stats", "gateway"] as const;
 
-function dockerfileOf(service: Service) {
-  if (!service.build) return undefined;
+/** The stages the service's image is made of (its Dockerfile read with its build args). */
+function imageStagesOf(service: Service) {
+  if (!service.build) return [];
   const path = join(service.build.context, service.build.dockerfile ?? "Dockerfile");
-  return parseDockerfile(readFileSync(path, "utf8"));
+  return imageStages(parseDockerfile(readFileSync(path, "utf8")), service.build.args ?? {});
 }
 
-/** The final stage's ENV and EXPOSE: what the image adds to the service's environment. */
+/** The image's ENV, EXPOSE and HEALTHCHECK: what it adds to the service's environment. */
 function imageSettings(service: Service) {
-  const file = dockerfileOf(service);
   const env: Record<string, string> = {};
   const expose: string[] = [];
-  for (const ins of file ? finalStage(file).instructions : []) {
-    if (ins.keyword === "ENV")
-      for (const [, k, v] of ins.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g)) env[k!] = v!;
-    if (ins.keyword === "EXPOSE") expose.push(...ins.args.split(/\s+/));
-  }
-  const healthcheck = file
-    ? finalStage(file).instructions.find((i) => i.keyword === "HEALTHCHECK")
-    : undefined;
+  let healthcheck: Instruction | undefined;
+  for (const stage of imageStagesOf(service))
+    for (const ins of stage.instructions) {
+      if (ins.keyword === "ENV")
+        for (const [, k, v] of ins.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g)) env[k!] = v!;
+      if (ins.keyword === "EXPOSE") expose.push(...ins.args.split(/\s+/));
+      if (ins.keyword === "HEALTHCHECK") healthcheck = ins;
+    }
   return {
     env,
     expose,
@@ -175,6 +175,14 @@ describe("docker-compose.yml", () => {
         if (condition === "service_completed_successfully") expect(services[dep]!.restart).toBe("no");
         expect(`${name} → ${dep}`).not.toBe(`${name} → ${name}`);
       }
+  });
+
+  it("builds every app's image from the one Dockerfile, the app named by its APP build arg", () => {
+    for (const app of apps) {
+      expect(services[app]!.build?.dockerfile ?? "Dockerfile").toBe("Dockerfile");
+      expect(services[app]!.build?.args).toEqual({ APP: app });
+      expect(services[app]!.image).toMatch(new RegExp(`^arena/${app}:`));
+    }
   });
 
   it("gives every app a health check (its image's HEALTHCHECK on /livez)", () => {
