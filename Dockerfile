@@ -13,7 +13,8 @@
 # Admin CLIs: docker run --rm -i -e DATABASE_URL=... arena/gateway node dist/cli.js list-tenants
 #             docker run --rm -e DATABASE_URL=... arena/license node dist/cli.js create-license --name ... --email ...
 # e2e/system/images.test.ts replays these stages on the host (no Docker engine needed) and runs the
-# result for each app.
+# result for each app; e2e/test/wiring.test.ts checks each app's stage below against
+# scripts/platform-wiring.mjs (its port and Node.js flags).
 ARG NODE_IMAGE=node:20-slim
 # Required: without it the last FROM names no stage and the build stops there.
 ARG APP
@@ -56,7 +57,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/main.js"]
 
-# What differs per app: its port and its runtime settings.
+# What differs per app: its port and runtime settings (the port and flags are platform-wiring.mjs's).
 FROM runtime AS license
 # Without SMTP_URL, mails are files in MAIL_DIR: the runtime user's home, the one place it may write.
 ENV PORT=8082 MAIL_DIR=/home/node/mail

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "@jest/globals";
+import { appConfig } from "../src/app-config.js";
 import { type Instruction, imageStages, parseDockerfile } from "../src/dockerfile.js";
 
 /**
@@ -96,22 +97,6 @@ function hasHealthcheck(name: string): boolean {
   const service = services[name]!;
   if (service.healthcheck) return !service.healthcheck.disable;
   return imageSettings(service).healthcheck !== undefined;
-}
-
-type ConfigModule = Record<string, unknown>;
-
-/** The app's config schema and loader, from its own src/config.ts. */
-async function appConfig(app: string) {
-  const mod = (await import(pathToFileURL(join(root, "apps", app, "src", "config.ts")).href)) as ConfigModule;
-  const schema = Object.values(mod).find(
-    (v): v is { required: string[]; properties: Record<string, unknown> } =>
-      typeof v === "object" && v !== null && "properties" in v && "required" in v,
-  );
-  const load = Object.entries(mod).find(
-    ([k, v]) => /^load\w*Config$/.test(k) && typeof v === "function",
-  )?.[1] as ((env: Record<string, string>) => Record<string, unknown>) | undefined;
-  if (!schema || !load) throw new Error(`apps/${app}/src/config.ts exports no schema and loader`);
-  return { schema, load };
 }
 
 describe("docker-compose.yml", () => {
