@@ -2,7 +2,7 @@ import { cp, lstat, mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
- * A Dockerfile read the way the builder reads it (the subset the project's Dockerfiles use), so
+ * A Dockerfile read the way the builder reads it (the subset the project's Dockerfile uses), so
  * tests follow the file itself: line continuations, comments, `--flag=value` options, exec (JSON)
  * and shell forms, and variable expansion from ARG and ENV.
  */

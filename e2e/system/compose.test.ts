@@ -9,7 +9,7 @@ import { type Instruction, imageStages, parseDockerfile } from "../src/dockerfil
 /**
  * docker-compose.yml as Compose itself reads it (`docker-compose config`: validated, variables
  * interpolated, normalised; no engine needed), checked against the apps' own config schemas and
- * Dockerfiles.
+ * images (the Dockerfile read with each service's build args).
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
