@@ -22,6 +22,14 @@ import {
 import { connect } from "node:net";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  APPS,
+  appEnvironment,
+  BASE_PORTS,
+  DATABASE_APPS,
+  NODE_FLAGS,
+  platformPorts,
+} from "./platform-wiring.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const READY_TIMEOUT_MS = 90_000;
@@ -50,9 +58,10 @@ function parseSettings(args) {
     );
   const offsetText = process.env.ARENA_PORT_OFFSET?.trim() || "0";
   const offset = Number(offsetText);
-  if (!Number.isInteger(offset) || offset < 0 || offset > 65535 - 8082)
+  const maxOffset = 65535 - Math.max(...Object.values(BASE_PORTS));
+  if (!Number.isInteger(offset) || offset < 0 || offset > maxOffset)
     throw new StartError(
-      `ARENA_PORT_OFFSET must be a whole number from 0 to ${65535 - 8082}, not "${offsetText}"`,
+      `ARENA_PORT_OFFSET must be a whole number from 0 to ${maxOffset}, not "${offsetText}"`,
     );
   const prefix = process.env.ARENA_DATABASE_PREFIX ?? "arena_";
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(prefix))
@@ -174,66 +183,35 @@ async function checkServices(settings) {
   return problems;
 }
 
-/** Each app, its port and environment; the matchmaker's LICENSE_KEY is added once the license exists. */
-function appsFor(settings, secrets) {
-  const port = (base) => base + settings.offset;
-  const url = (base) => `http://127.0.0.1:${port(base)}`;
-  const common = { HOST: settings.host, LOG_LEVEL: process.env.LOG_LEVEL?.trim() || "info" };
-  const all = [
-    {
-      name: "license",
-      port: port(8082),
-      env: {
-        ...common,
-        PORT: String(port(8082)),
-        DATABASE_URL: databaseUrl(settings, "license"),
-        ADMIN_TOKEN: secrets.adminToken,
-        SIGNING_KEY_SECRET: secrets.signingKeySecret,
-        PUBLIC_URL: url(8082),
-        MAIL_DIR: join(settings.devDir, "mail"),
-      },
-      migrates: true,
-    },
-    {
-      name: "matchmaker",
-      port: port(8000),
-      env: { ...common, PORT: String(port(8000)), LICENSE_URL: url(8082) },
-      nodeFlags: ["--max-semi-space-size=64"],
-      needsLicense: true,
-    },
-    {
-      name: "stats",
-      port: port(8081),
-      env: {
-        ...common,
-        PORT: String(port(8081)),
-        DATABASE_URL: databaseUrl(settings, "stats"),
-        REDIS_URL: settings.redisUrl.url.toString(),
-        REDIS_KEY_PREFIX: settings.redisKeyPrefix,
-        SERVICE_TOKEN: secrets.serviceToken,
-        MATCHMAKER_URL: url(8000),
-      },
-      migrates: true,
-    },
-    {
-      name: "gateway",
-      port: port(8080),
-      env: {
-        ...common,
-        PORT: String(port(8080)),
-        DATABASE_URL: databaseUrl(settings, "gateway"),
-        REDIS_URL: settings.redisUrl.url.toString(),
-        REDIS_KEY_PREFIX: settings.redisKeyPrefix,
-        ADMIN_TOKEN: secrets.adminToken,
-        SIGNING_KEY_SECRET: secrets.signingKeySecret,
-        SERVICE_TOKEN: secrets.serviceToken,
-        STATS_URL: url(8081),
-        PUBLIC_URL: url(8080),
-      },
-      migrates: true,
-    },
-  ];
-  return settings.matchmakerOnly ? all.filter((a) => a.name === "license" || a.name === "matchmaker") : all;
+/**
+ * How this platform is wired (scripts/platform-wiring.mjs): its apps and ports, and the addresses
+ * and secrets their environments come from. `secrets` is the secrets file's object: the
+ * development license key it gets later reaches the matchmaker's environment through it.
+ */
+function wiringFor(settings, secrets) {
+  const ports = platformPorts(settings.offset);
+  const names = settings.matchmakerOnly ? ["license", "matchmaker"] : APPS;
+  return {
+    ports: Object.fromEntries(names.map((name) => [name, ports[name]])),
+    secrets,
+    databaseUrls: Object.fromEntries(DATABASE_APPS.map((app) => [app, databaseUrl(settings, app)])),
+    redisUrl: settings.redisUrl.url.toString(),
+    redisKeyPrefix: settings.redisKeyPrefix,
+    mailDir: join(settings.devDir, "mail"),
+    host: settings.host,
+    logLevel: process.env.LOG_LEVEL?.trim() || "info",
+  };
+}
+
+/** Each app of the platform, in start order, with its port, environment and Node.js flags. */
+function appsFor(wiring) {
+  return APPS.filter((name) => wiring.ports[name] !== undefined).map((name) => ({
+    name,
+    port: wiring.ports[name],
+    env: appEnvironment(name, wiring),
+    nodeFlags: NODE_FLAGS[name],
+    migrates: DATABASE_APPS.includes(name),
+  }));
 }
 
 function loadSecrets(devDir) {
@@ -255,7 +233,10 @@ function saveSecrets(devDir, secrets) {
   writeFileSync(join(devDir, "secrets.json"), JSON.stringify(secrets, null, 2), { mode: 0o600 });
 }
 
-/** fetch with a plain timer (see ENVIRONMENT.md on AbortSignal.any in Node 20). */
+/**
+ * fetch with a plain timer: on Node 20 a signal from AbortSignal.any holds its sources weakly, so a
+ * garbage collection during the request can drop the timeout and leave the request pending.
+ */
 async function request(url, init = {}, timeoutMs = 5000) {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -602,7 +583,8 @@ async function run(args, prepare, platformRef) {
   if (problems.length > 0) throw new StartError(problems.join("\n"));
 
   const secrets = loadSecrets(settings.devDir);
-  const apps = appsFor(settings, secrets);
+  const wiring = wiringFor(settings, secrets);
+  const apps = appsFor(wiring);
   const busy = await Promise.all(apps.map((a) => reachable("127.0.0.1", a.port, 500)));
   const taken = apps.filter((_, i) => busy[i]);
   if (taken.length > 0)
@@ -623,14 +605,14 @@ async function run(args, prepare, platformRef) {
   if (platform.stopping) return;
 
   // The matchmaker waits for its license; everything else starts at once.
-  const others = apps.filter((a) => !a.needsLicense);
-  for (const app of others) platform.spawnApp(app);
+  const matchmaker = apps.find((a) => a.name === "matchmaker");
+  for (const app of apps) if (app !== matchmaker) platform.spawnApp(app);
   const license = apps.find((a) => a.name === "license");
   await platform.waitReady(license);
   if (platform.stopping) return;
-  const licenseKey = await devLicense(`http://127.0.0.1:${license.port}`, settings, secrets);
-  const matchmaker = apps.find((a) => a.needsLicense);
-  matchmaker.env.LICENSE_KEY = licenseKey;
+  // devLicense keeps the key in `secrets`, which the wiring reads.
+  await devLicense(`http://127.0.0.1:${license.port}`, settings, secrets);
+  matchmaker.env = appEnvironment("matchmaker", wiring);
   platform.spawnApp(matchmaker);
   await Promise.all(apps.map((a) => platform.waitReady(a)));
   if (platform.stopping) return;

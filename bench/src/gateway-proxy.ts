@@ -2,9 +2,9 @@ import { join } from "node:path";
 import { migrateDatabase } from "@arena/database";
 import autocannon from "autocannon";
 import { Pool } from "undici";
+import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
 import { createTenant, userToken } from "./gateway-tenant.js";
 import { ascending, median, percentileOfSorted } from "./http-timing.js";
-import { ADMIN_TOKEN } from "./licensed-matchmaker.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
 
 /** Autocannon's settings, the same for both targets. */
@@ -99,15 +99,17 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
     schemaPath: join(statsDir, "prisma", "schema.prisma"),
     migrationsDir: join(statsDir, "prisma", "migrations"),
   });
-  const serviceToken = "bench-service-token-0123456789";
   const redisPrefix = `arena_bench_${process.pid}:`;
+  // Stats and the gateway only: stats runs no matchmaking here.
+  const wiring = {
+    ports: { stats: BENCH_PORTS.stats, gateway: BENCH_PORTS.gateway },
+    secrets: BENCH_SECRETS,
+    databaseUrls: { stats: statsDatabaseUrl, gateway: databaseUrl },
+    redisKeyPrefix: redisPrefix,
+  };
   const services: Service[] = [];
   try {
-    const stats = await startService("stats", join(statsDir, "dist", "main.js"), 18081, {
-      DATABASE_URL: statsDatabaseUrl,
-      SERVICE_TOKEN: serviceToken,
-      REDIS_KEY_PREFIX: redisPrefix,
-    });
+    const stats = await startApp(root, "stats", wiring);
     services.push(stats);
     const upstream = await startService(
       "upstream",
@@ -123,15 +125,9 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
       {},
     );
     services.push(floor);
-    const gateway = await startService("gateway", join(gatewayDir, "dist", "main.js"), 18080, {
-      DATABASE_URL: databaseUrl,
-      STATS_URL: stats.url,
-      ADMIN_TOKEN,
-      SERVICE_TOKEN: serviceToken,
-      SIGNING_KEY_SECRET: "bench-signing-key-secret-0123456789abcdef",
-      REDIS_KEY_PREFIX: redisPrefix,
+    const gateway = await startApp(root, "gateway", wiring, {
       // The limit is not what is measured: high enough never to answer 429.
-      TENANT_RATE_LIMIT: "1000000000",
+      env: { TENANT_RATE_LIMIT: "1000000000" },
     });
     services.push(gateway);
     const tenant = await createTenant(gateway.url);
@@ -140,7 +136,7 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
     const auth = { authorization: token };
     // What the gateway sends stats for this caller.
     const service = {
-      authorization: `Bearer ${serviceToken}`,
+      authorization: `Bearer ${BENCH_SECRETS.serviceToken}`,
       "x-arena-tenant": tenantId,
       "x-arena-role": "server",
     };

@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN } from "./licensed-matchmaker.js";
+import { BENCH_SECRETS } from "./bench-platform.js";
 
 const PASSWORD = "bench-password-0123456789";
 
@@ -54,5 +54,5 @@ export async function userToken(
 }
 
 function adminHeaders(): Record<string, string> {
-  return { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` };
+  return { "content-type": "application/json", authorization: `Bearer ${BENCH_SECRETS.adminToken}` };
 }

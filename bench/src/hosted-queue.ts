@@ -4,15 +4,15 @@ import type { CompleteMatchRequest, DeliveredMatch } from "@arena/contracts";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
 import { createTenant, json, userToken } from "./gateway-tenant.js";
 import { ascending, percentileOfSorted, round } from "./http-timing.js";
-import { ADMIN_TOKEN, startLicensedMatchmaker } from "./licensed-matchmaker.js";
-import { nodeFlags, type Service, startService, stopService } from "./processes.js";
+import { startLicensedMatchmaker } from "./licensed-matchmaker.js";
+import { nodeFlags, type Service, stopService } from "./processes.js";
 import { cpuSeconds, histogramDelta, machineCpuSeconds, scrape, total } from "./prometheus-text.js";
 import { RestTransport, sleep, type Transport, WebSocketTransport } from "./queue-servers.js";
 import { clearPrefix } from "./stats-benchmark.js";
 
-const SERVICE_TOKEN = "bench-service-token-0123456789";
 const GAME_ID = "queue-2v2";
 const LOOP_INTERVAL_MS = 1000;
 const SERVERS = 10;
@@ -172,7 +172,7 @@ const percentiles = (values: readonly number[]) => {
 };
 
 /**
- * The hosted queue end to end (issue 11): the four apps as processes, ten simulated game servers
+ * The hosted queue end to end: the four apps as processes, ten simulated game servers
  * (half over REST polling, half over one subscribed WebSocket each) queueing unique players at a
  * paced rate, and confirming then completing every match they receive with a random result.
  */
@@ -215,39 +215,25 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
     }
     const gatewayDatabaseUrl = await database("gateway");
     const { matchmaker } = await startLicensedMatchmaker(root, services);
-    const stats = await startService(
-      "stats",
-      join(root, "apps", "stats", "dist", "main.js"),
-      18081,
-      {
-        DATABASE_URL: statsDatabaseUrl,
-        SERVICE_TOKEN,
-        REDIS_KEY_PREFIX: redisPrefix,
-        MATCHMAKER_URL: matchmaker.url,
+    const wiring = {
+      ports: BENCH_PORTS,
+      secrets: BENCH_SECRETS,
+      databaseUrls: { stats: statsDatabaseUrl, gateway: gatewayDatabaseUrl },
+      redisKeyPrefix: redisPrefix,
+    };
+    const stats = await startApp(root, "stats", wiring, {
+      env: {
         MATCHMAKING_INTERVAL_MS: String(LOOP_INTERVAL_MS),
         ...(process.env.BENCH_STATS_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_STATS_POOL } : {}),
       },
-      "/readyz",
-      nodeFlags("BENCH_STATS_FLAGS"),
-    );
+      flags: nodeFlags("BENCH_STATS_FLAGS"),
+    });
     services.push(stats);
-    const gateway = await startService(
-      "gateway",
-      join(root, "apps", "gateway", "dist", "main.js"),
-      18080,
-      {
-        DATABASE_URL: gatewayDatabaseUrl,
-        STATS_URL: stats.url,
-        ADMIN_TOKEN,
-        SERVICE_TOKEN,
-        SIGNING_KEY_SECRET: "bench-signing-key-secret-0123456789abcdef",
-        REDIS_KEY_PREFIX: redisPrefix,
-        // The tenant's request budget is not what is measured: high enough never to answer 429.
-        TENANT_RATE_LIMIT: "1000000000",
-      },
-      "/readyz",
-      nodeFlags("BENCH_GATEWAY_FLAGS"),
-    );
+    const gateway = await startApp(root, "gateway", wiring, {
+      // The tenant's request budget is not what is measured: high enough never to answer 429.
+      env: { TENANT_RATE_LIMIT: "1000000000" },
+      flags: nodeFlags("BENCH_GATEWAY_FLAGS"),
+    });
     services.push(gateway);
 
     const tenant = await createTenant(gateway.url);
@@ -590,7 +576,7 @@ export function hostedQueueMarkdown(r: HostedQueueReport): string {
     .map(([name, cores]) => `${name} ${cores}`)
     .join(", ");
   return [
-    `**Hosted queue** (issue 11): license, matchmaker, stats (\`MATCHMAKING_INTERVAL_MS=${r.loopIntervalMs}\`) and gateway as processes; game \`${r.game.gameId}\` (${r.game.mode}, \`targetWaitingTime: ${r.game.targetWaitingTime}\`, ${r.game.servers} servers); ${r.servers.rest} game servers over REST (polling \`POST /games/{gameId}/matches\` every ${POLL_MS} ms) and ${r.servers.websocket} over one subscribed WebSocket each, for ${r.seconds} s; each adds ${r.pacing.batchSize} unique players every ${r.pacing.batchIntervalMs} ms and confirms, then completes with random ranks, every match it receives. Latency runs from the add's answer to the first sight of the player's match by the server holding it.`,
+    `**Hosted queue**: license, matchmaker, stats (\`MATCHMAKING_INTERVAL_MS=${r.loopIntervalMs}\`) and gateway as processes; game \`${r.game.gameId}\` (${r.game.mode}, \`targetWaitingTime: ${r.game.targetWaitingTime}\`, ${r.game.servers} servers); ${r.servers.rest} game servers over REST (polling \`POST /games/{gameId}/matches\` every ${POLL_MS} ms) and ${r.servers.websocket} over one subscribed WebSocket each, for ${r.seconds} s; each adds ${r.pacing.batchSize} unique players every ${r.pacing.batchIntervalMs} ms and confirms, then completes with random ranks, every match it receives. Latency runs from the add's answer to the first sight of the player's match by the server holding it.`,
     "",
     "| measure | figure | target | met |",
     "|---|---|---|---|",

@@ -177,7 +177,7 @@ function statsSection(stats: StatsBenchReport): string {
     )
     .join("; ");
   return [
-    `**Stats service** (${stats.connections} connections, autocannon; every read answers 100 entries, around-player 50 on each side). The HTTP floor is \`POST /internal/ping\` of the same service with the same headers and body (authenticated, body parsed, constant answer); redis-rank runs the same reads on the same Redis keys from the benchmark process.`,
+    `**Stats service** (${stats.connections} connections, autocannon; every read answers 100 entries, around-player 50 on each side). The HTTP floor is \`POST /ping\` of bench/src/stats-floor.ts, stats' stack (service kit, token check, body limit) with no storage, sent the same headers and body (authenticated, body parsed, constant answer); redis-rank runs the same reads on the same Redis keys from the benchmark process.`,
     "",
     reads,
     "",

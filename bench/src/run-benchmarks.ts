@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startApp } from "./bench-platform.js";
 import { type GatewayProxyReport, gatewayProxyMarkdown, runGatewayProxyBenchmark } from "./gateway-proxy.js";
 import { type HostedQueueReport, hostedQueueMarkdown, runHostedQueueBenchmark } from "./hosted-queue.js";
 import { round } from "./http-timing.js";
@@ -106,7 +107,7 @@ async function runMatchmakerPart(): Promise<MatchmakerPart> {
   let explain: ExplainCase[];
   let firstRequest: FirstRequestCase[];
   try {
-    const { license, matchmaker, licenseKey } = await startLicensedMatchmaker(root, services);
+    const { matchmaker, wiring } = await startLicensedMatchmaker(root, services);
     const echo = await startService(
       "echo",
       join(root, "bench", "dist", "echo-server.js"),
@@ -128,13 +129,11 @@ async function runMatchmakerPart(): Promise<MatchmakerPart> {
     console.log(`\nFirst request after /readyz on a fresh process (${starts} starts):`);
     const samples: FirstRequestCase[][] = [];
     for (let i = 0; i < starts; i++) {
-      const fresh = await startService(
-        "matchmaker (fresh)",
-        join(root, "apps", "matchmaker", "dist", "main.js"),
-        18001 + i,
-        { LICENSE_KEY: licenseKey, LICENSE_URL: license.url },
-        "/readyz",
-        NODE_FLAGS,
+      const fresh = await startApp(
+        root,
+        "matchmaker",
+        { ...wiring, ports: { ...wiring.ports, matchmaker: wiring.ports.matchmaker! + 1 + i } },
+        { flags: NODE_FLAGS, label: "matchmaker (fresh)" },
       );
       try {
         samples.push(await runFirstRequestBenchmark(fresh.url));

@@ -11,6 +11,7 @@ const SERVICE_TOKEN = "bench-service-token-0123456789";
 const TENANT = "bench";
 const PREFIX = "arena_bench_stats:";
 const PORT = 18081;
+const FLOOR_PORT = 18092;
 /** Entries per answer in every read variant (around-player: 50 on each side, 101 in all). */
 const PAGE = 100;
 
@@ -62,12 +63,21 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
   await clearPrefix(redis, PREFIX);
 
   let service: Service | undefined;
+  let floorService: Service | undefined;
   try {
     service = await startService(
       "stats",
       join(statsDir, "dist", "main.js"),
       PORT,
       { DATABASE_URL: databaseUrl, SERVICE_TOKEN, REDIS_KEY_PREFIX: PREFIX, DATABASE_POOL_SIZE: "20" },
+      "/readyz",
+    );
+    // The HTTP floor: stats' stack with the same token check, answering a constant (stats-floor.ts).
+    floorService = await startService(
+      "stats-floor",
+      join(root, "bench", "dist", "stats-floor.js"),
+      FLOOR_PORT,
+      { SERVICE_TOKEN },
       "/readyz",
     );
     const url = service.url;
@@ -121,7 +131,7 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
       for (const v of variants) {
         // The floor gets the same request (method, headers, body) and answers a constant.
         const floor = await loadTest({
-          url: `${url}/internal/ping`,
+          url: `${floorService.url}/ping`,
           method: "POST",
           headers,
           request: (i) => ({ body: JSON.stringify(v.body(i)) }),
@@ -163,6 +173,7 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
     return { connections: 32, reads, completions, rebuild };
   } finally {
     if (service) await stopService(service);
+    if (floorService) await stopService(floorService);
     await clearPrefix(redis, PREFIX);
     redis.disconnect();
   }

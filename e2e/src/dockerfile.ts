@@ -2,7 +2,7 @@ import { cp, lstat, mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
- * A Dockerfile read the way the builder reads it (the subset the project's Dockerfiles use), so
+ * A Dockerfile read the way the builder reads it (the subset the project's Dockerfile uses), so
  * tests follow the file itself: line continuations, comments, `--flag=value` options, exec (JSON)
  * and shell forms, and variable expansion from ARG and ENV.
  */
@@ -130,6 +130,45 @@ export function parseAssignments(args: string, vars: Record<string, string>): Ar
 /** The final stage: what `docker build` tags unless told a `--target`. */
 export function finalStage(file: Dockerfile): Stage {
   return file.stages.at(-1)!;
+}
+
+/** `ARG NAME` or `ARG NAME=default` (the default expanded): the name, and the default if any. */
+export function argDeclaration(ins: Instruction, vars: Record<string, string>): [string, string | undefined] {
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$/s.exec(ins.args);
+  if (!match) throw new Error(`line ${ins.line}: cannot read ARG ${ins.args}`);
+  return [match[1]!, match[2] === undefined ? undefined : expand(match[2].replace(/^"(.*)"$/, "$1"), vars)];
+}
+
+/** The ARGs before the first FROM, as the FROM lines see them: a build arg replaces a default. */
+export function globalArgValues(
+  file: Dockerfile,
+  buildArgs: Record<string, string> = {},
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const ins of file.globalArgs) {
+    const [name, value] = argDeclaration(ins, values);
+    values[name] = buildArgs[name] ?? value ?? "";
+  }
+  return values;
+}
+
+/**
+ * The stages the tagged image is made of, its first base first: the final stage and, through each
+ * FROM that names a stage (`FROM ${APP}` with APP a build arg too), the stages it builds on.
+ */
+export function imageStages(file: Dockerfile, buildArgs: Record<string, string> = {}): Stage[] {
+  const globals = globalArgValues(file, buildArgs);
+  const byName = new Map(file.stages.map((s) => [s.name ?? String(s.index), s]));
+  const chain: Stage[] = [];
+  for (
+    let stage: Stage | undefined = finalStage(file);
+    stage;
+    stage = byName.get(expand(stage.from, globals))
+  ) {
+    if (chain.includes(stage)) throw new Error(`stage ${stage.name ?? stage.index} builds on itself`);
+    chain.unshift(stage);
+  }
+  return chain;
 }
 
 /** `.dockerignore` rules (Go `filepath.Match` patterns with `**`), relative to the context root. */

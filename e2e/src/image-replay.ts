@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { chmod, chown, cp, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, cp, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
 import {
+  argDeclaration,
   type Dockerfile,
   expand,
   finalStage,
+  globalArgValues,
   type Instruction,
   parseAssignments,
   type Stage,
@@ -27,6 +29,8 @@ export interface ReplayOptions {
   contextDir: string;
   /** Where the stages' directories go. */
   workDir: string;
+  /** Like `docker build --build-arg`: each must be an ARG of the file. */
+  buildArgs?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -74,40 +78,56 @@ function containerRoots(file: Dockerfile): Set<string> {
   return roots;
 }
 
-function stagesNeeded(file: Dockerfile, target: Stage): Set<number> {
+/**
+ * The stages the target is built from, each with how many of them build on it or copy from it
+ * (a stage used once can hand its directory over instead of being copied).
+ */
+function stagesNeeded(
+  file: Dockerfile,
+  target: Stage,
+  globalArgs: Record<string, string>,
+): Map<number, number> {
   const byName = new Map(file.stages.map((s) => [s.name ?? String(s.index), s]));
-  const needed = new Set<number>();
+  const uses = new Map<number, number>();
   const visit = (stage: Stage) => {
-    if (needed.has(stage.index)) return;
-    needed.add(stage.index);
-    const parent = byName.get(stage.from);
-    if (parent) visit(parent);
+    if (uses.has(stage.index)) return;
+    uses.set(stage.index, 0);
+    const used = (source: Stage) => {
+      visit(source);
+      uses.set(source.index, uses.get(source.index)! + 1);
+    };
+    // A FROM may name a stage through a global ARG (`FROM ${APP}`), as the builder allows.
+    const parent = byName.get(expand(stage.from, globalArgs));
+    if (parent) used(parent);
     for (const ins of stage.instructions) {
       const from = ins.keyword === "COPY" ? ins.flags.from : undefined;
       if (from !== undefined) {
         const source = byName.get(from);
         if (!source) throw new Error(`COPY --from=${from}: only earlier stages are supported by the replay`);
-        visit(source);
+        used(source);
       }
     }
   };
   visit(target);
-  return needed;
+  return uses;
 }
 
 export async function replayDockerfile(options: ReplayOptions): Promise<ReplayedImage> {
   const { dockerfile: file, workDir } = options;
   const log = options.log ?? (() => {});
   const roots = containerRoots(file);
-  const globalArgs: Record<string, string> = {};
-  for (const ins of file.globalArgs) {
-    const [name, value] = argDeclaration(ins, globalArgs);
-    globalArgs[name] = value ?? "";
-  }
+  const buildArgs = options.buildArgs ?? {};
+  const declared = [...file.globalArgs, ...file.stages.flatMap((s) => s.instructions)]
+    .filter((ins) => ins.keyword === "ARG")
+    .map((ins) => argDeclaration(ins, {})[0]);
+  for (const name of Object.keys(buildArgs))
+    if (!declared.includes(name))
+      throw new Error(`--build-arg ${name}: the Dockerfile declares no ARG ${name}`);
+  const globalArgs = globalArgValues(file, buildArgs);
   const toolsDir = join(workDir, "tools");
   await mkdir(toolsDir, { recursive: true });
   const target = finalStage(file);
-  const needed = stagesNeeded(file, target);
+  const needed = stagesNeeded(file, target, globalArgs);
   const states = new Map<string, StageState>();
   const runs: ReplayedImage["runs"] = [];
 
@@ -118,9 +138,12 @@ export async function replayDockerfile(options: ReplayOptions): Promise<Replayed
     const root = join(workDir, "stages", name);
     await rm(root, { recursive: true, force: true });
     const from = expand(stage.from, globalArgs);
+    if (from === "") throw new Error(`FROM ${stage.from} names nothing: is a build arg missing?`);
     const parent = states.get(from);
     if (parent) {
-      await cp(parent.root, root, { recursive: true, verbatimSymlinks: true });
+      const parentStage = file.stages.find((st) => (st.name ?? String(st.index)) === parent.name)!;
+      if (needed.get(parentStage.index) === 1) await rename(parent.root, root);
+      else await cp(parent.root, root, { recursive: true, verbatimSymlinks: true });
       state = { ...structuredClone(parent), name, root, args: {} };
     } else {
       await mkdir(root, { recursive: true });
@@ -134,7 +157,7 @@ export async function replayDockerfile(options: ReplayOptions): Promise<Replayed
       switch (ins.keyword) {
         case "ARG": {
           const [argName, value] = argDeclaration(ins, vars());
-          s.args[argName] = value ?? globalArgs[argName] ?? "";
+          s.args[argName] = buildArgs[argName] ?? value ?? globalArgs[argName] ?? "";
           break;
         }
         case "ENV":
@@ -196,12 +219,6 @@ export async function replayDockerfile(options: ReplayOptions): Promise<Replayed
     runs,
     hostPath: (p) => join(final.root, posix.resolve(final.workdir, p)),
   };
-}
-
-function argDeclaration(ins: Instruction, vars: Record<string, string>): [string, string | undefined] {
-  const match = /^([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$/s.exec(ins.args);
-  if (!match) throw new Error(`line ${ins.line}: cannot read ARG ${ins.args}`);
-  return [match[1]!, match[2] === undefined ? undefined : expand(match[2].replace(/^"(.*)"$/, "$1"), vars)];
 }
 
 async function copy(

@@ -4,6 +4,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
 import { freePort } from "@arena/service-kit/testing";
+import {
+  type AppName,
+  appEnvironment,
+  type DatabaseApp,
+  type PlatformWiring,
+} from "../../scripts/platform-wiring.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const appDir = (app: string) => join(root, "apps", app);
@@ -33,7 +39,7 @@ async function startApp(name: string, env: Record<string, string>): Promise<AppP
     async restart() {
       let output = "";
       const child = spawn(process.execPath, [join(appDir(name), "dist", "main.js")], {
-        env: { ...process.env, ...env, HOST: "127.0.0.1", LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn" },
+        env: { ...process.env, ...env },
         stdio: ["ignore", "pipe", "pipe"],
       });
       const keep = (chunk: Buffer) => {
@@ -65,8 +71,6 @@ async function startApp(name: string, env: Record<string, string>): Promise<AppP
   await proc.restart();
   return proc;
 }
-
-type AppName = "license" | "matchmaker" | "stats" | "gateway";
 
 export interface PlatformOptions {
   matchmakingIntervalMs?: number;
@@ -100,16 +104,36 @@ export interface Platform {
 
 /**
  * The whole platform as four separate processes of the built apps, each on a database of its
- * own and one Redis key prefix, wired as `pnpm start` wires them: stats calls the matchmaker, the
- * matchmaker holds a license from the license service, the gateway fronts stats.
+ * own and one Redis key prefix, wired as `npm start` wires them (scripts/platform-wiring.mjs):
+ * stats calls the matchmaker, the matchmaker holds a license from the license service, the
+ * gateway fronts stats. Each app's port and database are added to the wiring as it starts.
  */
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
-  const serviceToken = `e2e-service-${randomBytes(12).toString("hex")}`;
-  const signingKeySecret = `e2e-signing-${randomBytes(24).toString("hex")}`;
   const redisKeyPrefix = `arena_e2e_${randomBytes(4).toString("hex")}:`;
+  const ports: PlatformWiring["ports"] = {};
+  const databaseUrls: Partial<Record<DatabaseApp, string>> = {};
+  const wiring: PlatformWiring = {
+    ports,
+    secrets: {
+      adminToken,
+      serviceToken: `e2e-service-${randomBytes(12).toString("hex")}`,
+      signingKeySecret: `e2e-signing-${randomBytes(24).toString("hex")}`,
+    },
+    databaseUrls,
+    redisUrl: options.redisUrl,
+    redisKeyPrefix,
+    mailDir: join(root, "e2e", ".mail"),
+    host: "127.0.0.1",
+    logLevel: process.env.E2E_LOG_LEVEL ?? "warn",
+  };
+  /** The app's environment on this platform, on a free port of its own, `extra` on top. */
+  const environment = async (app: AppName, extra: Record<string, string> = {}) => {
+    ports[app] = await freePort();
+    return { ...appEnvironment(app, wiring), ...extra };
+  };
   const databases: TestDatabase[] = [];
-  const database = async (app: string) => {
+  const database = async (app: DatabaseApp) => {
     const db = await createTestDatabase({
       schemaPath: join(appDir(app), "prisma", "schema.prisma"),
       migrationsDir: join(appDir(app), "prisma", "migrations"),
@@ -117,18 +141,13 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       ...(options.databaseServerUrl ? { baseUrl: options.databaseServerUrl } : {}),
     });
     databases.push(db);
+    databaseUrls[app] = db.url;
     return db.url;
   };
   const started: AppProcess[] = [];
   try {
-    const license = await startApp("license", {
-      PORT: String(await freePort()),
-      DATABASE_URL: await database("license"),
-      ADMIN_TOKEN: adminToken,
-      SIGNING_KEY_SECRET: signingKeySecret,
-      MAIL_DIR: join(root, "e2e", ".mail"),
-      ...options.env?.license,
-    });
+    await database("license");
+    const license = await startApp("license", await environment("license", options.env?.license));
     started.push(license);
     const created = await fetch(`${license.url}/admin/licenses`, {
       method: "POST",
@@ -136,47 +155,36 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       body: JSON.stringify({ name: "e2e", email: "e2e@arena.localhost", edition: "advanced" }),
     });
     if (!created.ok) throw new Error(`license creation answered ${created.status}`);
-    const { licenseKey } = (await created.json()) as { licenseKey: string };
-    const matchmaker = await startApp("matchmaker", {
-      PORT: String(await freePort()),
-      LICENSE_URL: license.url,
-      LICENSE_KEY: licenseKey,
-      // These tests are about behaviour, not speed: the production warm-up (eight 10k-ticket queues
-      // per round) took 17–86 s in the warm-up test beside the other suites in CI.
-      WARM_UP_TICKETS: "1000",
-      ...options.env?.matchmaker,
-    });
+    wiring.secrets.licenseKey = ((await created.json()) as { licenseKey: string }).licenseKey;
+    const matchmaker = await startApp(
+      "matchmaker",
+      await environment("matchmaker", {
+        // These tests are about behaviour, not speed: the production warm-up (eight 10k-ticket queues
+        // per round) took 17–86 s in the warm-up test beside the other suites in CI.
+        WARM_UP_TICKETS: "1000",
+        ...options.env?.matchmaker,
+      }),
+    );
     started.push(matchmaker);
-    const redis: Record<string, string> = options.redisUrl ? { REDIS_URL: options.redisUrl } : {};
     const statsDatabaseUrl = await database("stats");
     const statsReplicas: AppProcess[] = [];
     for (let replica = 0; replica < (options.statsReplicas ?? 1); replica++) {
-      const stats = await startApp("stats", {
-        PORT: String(await freePort()),
-        DATABASE_URL: statsDatabaseUrl,
-        ...redis,
-        REDIS_KEY_PREFIX: redisKeyPrefix,
-        SERVICE_TOKEN: serviceToken,
-        MATCHMAKER_URL: matchmaker.url,
-        MATCHMAKING_INTERVAL_MS: String(options.matchmakingIntervalMs ?? 200),
-        ...options.env?.stats,
-        ...options.statsEnv?.(replica),
-      });
+      const stats = await startApp(
+        "stats",
+        await environment("stats", {
+          MATCHMAKING_INTERVAL_MS: String(options.matchmakingIntervalMs ?? 200),
+          ...options.env?.stats,
+          ...options.statsEnv?.(replica),
+        }),
+      );
       started.push(stats);
       statsReplicas.push(stats);
     }
     const stats = statsReplicas[0]!;
-    const gateway = await startApp("gateway", {
-      PORT: String(await freePort()),
-      DATABASE_URL: await database("gateway"),
-      REDIS_KEY_PREFIX: redisKeyPrefix,
-      SERVICE_TOKEN: serviceToken,
-      ADMIN_TOKEN: adminToken,
-      SIGNING_KEY_SECRET: signingKeySecret,
-      ...redis,
-      STATS_URL: stats.url,
-      ...options.env?.gateway,
-    });
+    // The gateway calls the first replica.
+    ports.stats = stats.port;
+    await database("gateway");
+    const gateway = await startApp("gateway", await environment("gateway", options.env?.gateway));
     started.push(gateway);
     return {
       license,

@@ -1,14 +1,15 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "@jest/globals";
-import { finalStage, parseDockerfile } from "../src/dockerfile.js";
+import { appConfig } from "../src/app-config.js";
+import { type Instruction, imageStages, parseDockerfile } from "../src/dockerfile.js";
 
 /**
  * docker-compose.yml as Compose itself reads it (`docker-compose config`: validated, variables
  * interpolated, normalised; no engine needed), checked against the apps' own config schemas and
- * Dockerfiles.
+ * images (the Dockerfile read with each service's build args).
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -22,7 +23,7 @@ const secrets = {
 
 interface Service {
   image?: string;
-  build?: { context: string; dockerfile?: string };
+  build?: { context: string; dockerfile?: string; args?: Record<string, string> };
   command?: string[] | string;
   environment?: Record<string, string | null>;
   depends_on?: Record<string, { condition: string }>;
@@ -66,25 +67,25 @@ const services = config.services;
 const apps = ["license", "matchmaker", "stats", "gateway"] as const;
 const migrated = ["license", "stats", "gateway"] as const;
 
-function dockerfileOf(service: Service) {
-  if (!service.build) return undefined;
+/** The stages the service's image is made of (its Dockerfile read with its build args). */
+function imageStagesOf(service: Service) {
+  if (!service.build) return [];
   const path = join(service.build.context, service.build.dockerfile ?? "Dockerfile");
-  return parseDockerfile(readFileSync(path, "utf8"));
+  return imageStages(parseDockerfile(readFileSync(path, "utf8")), service.build.args ?? {});
 }
 
-/** The final stage's ENV and EXPOSE: what the image adds to the service's environment. */
+/** The image's ENV, EXPOSE and HEALTHCHECK: what it adds to the service's environment. */
 function imageSettings(service: Service) {
-  const file = dockerfileOf(service);
   const env: Record<string, string> = {};
   const expose: string[] = [];
-  for (const ins of file ? finalStage(file).instructions : []) {
-    if (ins.keyword === "ENV")
-      for (const [, k, v] of ins.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g)) env[k!] = v!;
-    if (ins.keyword === "EXPOSE") expose.push(...ins.args.split(/\s+/));
-  }
-  const healthcheck = file
-    ? finalStage(file).instructions.find((i) => i.keyword === "HEALTHCHECK")
-    : undefined;
+  let healthcheck: Instruction | undefined;
+  for (const stage of imageStagesOf(service))
+    for (const ins of stage.instructions) {
+      if (ins.keyword === "ENV")
+        for (const [, k, v] of ins.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g)) env[k!] = v!;
+      if (ins.keyword === "EXPOSE") expose.push(...ins.args.split(/\s+/));
+      if (ins.keyword === "HEALTHCHECK") healthcheck = ins;
+    }
   return {
     env,
     expose,
@@ -96,22 +97,6 @@ function hasHealthcheck(name: string): boolean {
   const service = services[name]!;
   if (service.healthcheck) return !service.healthcheck.disable;
   return imageSettings(service).healthcheck !== undefined;
-}
-
-type ConfigModule = Record<string, unknown>;
-
-/** The app's config schema and loader, from its own src/config.ts. */
-async function appConfig(app: string) {
-  const mod = (await import(pathToFileURL(join(root, "apps", app, "src", "config.ts")).href)) as ConfigModule;
-  const schema = Object.values(mod).find(
-    (v): v is { required: string[]; properties: Record<string, unknown> } =>
-      typeof v === "object" && v !== null && "properties" in v && "required" in v,
-  );
-  const load = Object.entries(mod).find(
-    ([k, v]) => /^load\w*Config$/.test(k) && typeof v === "function",
-  )?.[1] as ((env: Record<string, string>) => Record<string, unknown>) | undefined;
-  if (!schema || !load) throw new Error(`apps/${app}/src/config.ts exports no schema and loader`);
-  return { schema, load };
 }
 
 describe("docker-compose.yml", () => {
@@ -175,6 +160,14 @@ describe("docker-compose.yml", () => {
         if (condition === "service_completed_successfully") expect(services[dep]!.restart).toBe("no");
         expect(`${name} → ${dep}`).not.toBe(`${name} → ${name}`);
       }
+  });
+
+  it("builds every app's image from the one Dockerfile, the app named by its APP build arg", () => {
+    for (const app of apps) {
+      expect(services[app]!.build?.dockerfile ?? "Dockerfile").toBe("Dockerfile");
+      expect(services[app]!.build?.args).toEqual({ APP: app });
+      expect(services[app]!.image).toMatch(new RegExp(`^arena/${app}:`));
+    }
   });
 
   it("gives every app a health check (its image's HEALTHCHECK on /livez)", () => {

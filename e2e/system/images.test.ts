@@ -18,9 +18,9 @@ import {
 } from "../src/image-replay.js";
 
 /**
- * Each app's image, built without a Docker engine: apps/<app>/Dockerfile's stages replayed on
- * this machine (turbo prune, install, build, deploy: the file's own commands), then the final
- * stage's /app started with the final stage's ENV and CMD, as its USER, against the real
+ * Each app's image, built without a Docker engine: the Dockerfile's stages replayed on this
+ * machine with `--build-arg APP=<app>` (turbo prune, install, build, deploy: the file's own
+ * commands), then the image's /app started with its ENV and CMD, as its USER, against the real
  * PostgreSQL and Redis, after the image's own `node dist/migrate.js` on a database of its own.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -76,13 +76,14 @@ async function createDatabase(app: string): Promise<string> {
   return `postgresql://postgres@127.0.0.1:5432/${name}`;
 }
 
-async function build(app: string): Promise<ReplayedImage> {
-  const dockerfile = parseDockerfile(await readFile(join(root, "apps", app, "Dockerfile"), "utf8"));
+async function build(app: string, buildArgs: Record<string, string> = { APP: app }): Promise<ReplayedImage> {
+  const dockerfile = parseDockerfile(await readFile(join(root, "Dockerfile"), "utf8"));
   return replayDockerfile({
     repoRoot: root,
     dockerfile,
     contextDir,
     workDir: join(workDir, app),
+    buildArgs,
     log: process.env.E2E_LOG_LEVEL ? (line) => process.stderr.write(`[${app}] ${line}\n`) : undefined,
   });
 }
@@ -175,6 +176,11 @@ const apps: AppCase[] = [
     }),
   },
 ];
+
+it("builds no image without an APP, nor with a build arg the Dockerfile does not declare", async () => {
+  await expect(build("none", {})).rejects.toThrow("is a build arg missing?");
+  await expect(build("typo", { APP: "stats", APPS: "stats" })).rejects.toThrow("declares no ARG APPS");
+});
 
 // In order: each app's image runs against the images before it (the matchmaker holds a license
 // from the license image, stats calls the matchmaker image, the gateway calls the stats image).

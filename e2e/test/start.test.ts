@@ -7,13 +7,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import pg from "pg";
+import { BASE_PORTS } from "../../scripts/platform-wiring.mjs";
 
 // `npm start` (scripts/platform.mjs start) as a developer runs it, against the built apps: the
 // printed commands are run literally through sh, and Ctrl-C (SIGINT) must leave nothing behind.
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const serverUrl = process.env.TEST_DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
-const BASE_PORTS = [8000, 8080, 8081, 8082];
 
 /** Where curl is missing, a stand-in for the subset the banner uses (-s, -H, -d, one URL). */
 const CURL_STAND_IN = `#!/usr/bin/env node
@@ -47,7 +47,7 @@ async function freeOffset(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     // Ports 18000–30082: below Linux's ephemeral range, which other suites bind by the thousand.
     const offset = 10_000 + Math.floor(Math.random() * 12_000);
-    const free = await Promise.all(BASE_PORTS.map((p) => portIsFree(p + offset)));
+    const free = await Promise.all(Object.values(BASE_PORTS).map((p) => portIsFree(p + offset)));
     if (free.every(Boolean)) return offset;
   }
   throw new Error("no free port range found");
@@ -220,7 +220,7 @@ describe("npm start", () => {
 
     run.child.kill("SIGINT");
     expect(await run.exit).toEqual({ code: 0, signal: null });
-    for (const port of BASE_PORTS) expect(await portIsFree(port + offset)).toBe(true);
+    for (const port of Object.values(BASE_PORTS)) expect(await portIsFree(port + offset)).toBe(true);
   });
 
   it("runs only the license service and the matchmaker (no Redis needed) with `start matchmaker`", async () => {
