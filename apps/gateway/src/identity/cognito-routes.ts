@@ -31,20 +31,65 @@ const WRONG_CREDENTIALS = "Incorrect username or password.";
  * for USER_PASSWORD_AUTH and REFRESH_TOKEN_AUTH.
  */
 export function cognitoRoutes(deps: CognitoRoutesDeps): Router {
-  const { identity, tokens, throttle, clock } = deps;
-  // An unknown username is checked against this hash, so it costs the same scrypt time as a known one.
-  const dummyHash = hashPassword("arena-dummy-password-for-unknown-users", deps.passwordCost);
+  const flows = new LoginFlows(deps);
+  const router = Router();
+  router.post("/", async (req, res) => {
+    requireInitiateAuth(req);
+    req.log.debug({ body: req.body }, "InitiateAuth request");
+    const body = parseRequest(req.body);
+    const client = await deps.identity.findClient(body.ClientId);
+    if (!client) {
+      throw new CognitoError(
+        "ResourceNotFoundException",
+        `User pool client ${body.ClientId} does not exist.`,
+      );
+    }
+    const answer =
+      body.AuthFlow === "USER_PASSWORD_AUTH"
+        ? await flows.password(req, body, client.tenantId)
+        : await flows.refresh(body);
+    req.log.debug({ answer }, "InitiateAuth answer");
+    deps.outcomes.inc({ outcome: "success" });
+    res.setHeader("x-amzn-requestid", req.id);
+    res.setHeader("Cache-Control", "no-store");
+    res.status(200).type(AMZ_JSON).send(JSON.stringify(answer));
+  });
+  return router;
+}
 
-  const passwordLogin = async (req: Request, body: InitiateAuthRequest, tenantId: string) => {
+/** Only InitiateAuth is served, in Cognito's media type (or plain JSON). */
+function requireInitiateAuth(req: Request): void {
+  if (req.get("x-amz-target") !== INITIATE_AUTH_TARGET) {
+    throw new CognitoError(
+      "UnknownOperationException",
+      `Unsupported operation ${JSON.stringify(req.get("x-amz-target") ?? "")}; only ${INITIATE_AUTH_TARGET} is served`,
+    );
+  }
+  if (!req.is([AMZ_JSON, "application/json"])) {
+    throw new CognitoError("InvalidParameterException", `Content-Type must be ${AMZ_JSON}`);
+  }
+}
+
+/** The login flows of InitiateAuth, each answering Cognito's AuthenticationResult. */
+class LoginFlows {
+  /** An unknown username is checked against this hash, so it costs the same scrypt time as a known one. */
+  private readonly dummyHash: Promise<string>;
+
+  constructor(private readonly deps: CognitoRoutesDeps) {
+    this.dummyHash = hashPassword("arena-dummy-password-for-unknown-users", deps.passwordCost);
+  }
+
+  async password(req: Request, body: InitiateAuthRequest, tenantId: string): Promise<InitiateAuthResponse> {
+    const { identity, tokens, throttle, clock } = this.deps;
     const username = body.AuthParameters.USERNAME as string;
-    const password = body.AuthParameters.PASSWORD as string;
     const address = req.ip ?? "unknown";
     const wait = await throttle.blockedFor(username, address);
     if (wait > 0) {
       throw new CognitoError("TooManyRequestsException", `Too many failed logins; retry in ${wait} s.`, wait);
     }
     const user = await identity.findLoginUser(username);
-    const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
+    const password = body.AuthParameters.PASSWORD as string;
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await this.dummyHash));
     // A user of another tenant is as unknown to this client as a missing one, and answered alike.
     if (!user || !matches || user.tenantId !== tenantId) {
       await throttle.recordFailure(username, address);
@@ -56,12 +101,13 @@ export function cognitoRoutes(deps: CognitoRoutesDeps): Router {
     const refreshToken = await identity.issueRefreshToken(
       user.id,
       body.ClientId,
-      deps.refreshTokenLifetimeMs,
+      this.deps.refreshTokenLifetimeMs,
     );
-    return { ...issued, refreshToken };
-  };
+    return authenticationResult({ ...issued, refreshToken });
+  }
 
-  const refreshLogin = async (body: InitiateAuthRequest) => {
+  async refresh(body: InitiateAuthRequest): Promise<InitiateAuthResponse> {
+    const { identity, tokens, clock } = this.deps;
     const record = await identity.findRefreshToken(body.AuthParameters.REFRESH_TOKEN as string);
     if (!record || record.clientId !== body.ClientId || record.expiresAt <= clock.now()) {
       throw new CognitoError("NotAuthorizedException", "Invalid Refresh Token");
@@ -69,61 +115,27 @@ export function cognitoRoutes(deps: CognitoRoutesDeps): Router {
     if (record.revoked) throw new CognitoError("NotAuthorizedException", "Refresh Token has been revoked");
     const user: LoginUser = record.user;
     if (user.disabled) throw new CognitoError("NotAuthorizedException", "User is disabled.");
-    return tokens.issue(user, body.ClientId, clock.now());
+    return authenticationResult(await tokens.issue(user, body.ClientId, clock.now()));
+  }
+}
+
+/** Cognito's answer to a login: the tokens (a refresh token only where one was issued). */
+function authenticationResult(issued: {
+  idToken: string;
+  accessToken: string;
+  expiresIn: number;
+  refreshToken?: string;
+}): InitiateAuthResponse {
+  return {
+    AuthenticationResult: {
+      IdToken: issued.idToken,
+      AccessToken: issued.accessToken,
+      ...(issued.refreshToken === undefined ? {} : { RefreshToken: issued.refreshToken }),
+      ExpiresIn: issued.expiresIn,
+      TokenType: "Bearer",
+    },
+    ChallengeParameters: {},
   };
-
-  const router = Router();
-  router.post("/", async (req, res) => {
-    if (req.get("x-amz-target") !== INITIATE_AUTH_TARGET) {
-      throw new CognitoError(
-        "UnknownOperationException",
-        `Unsupported operation ${JSON.stringify(req.get("x-amz-target") ?? "")}; only ${INITIATE_AUTH_TARGET} is served`,
-      );
-    }
-    if (!req.is([AMZ_JSON, "application/json"])) {
-      throw new CognitoError("InvalidParameterException", `Content-Type must be ${AMZ_JSON}`);
-    }
-    req.log.debug({ body: req.body }, "InitiateAuth request");
-    const body = parseRequest(req.body);
-    const client = await identity.findClient(body.ClientId);
-    if (!client)
-      throw new CognitoError(
-        "ResourceNotFoundException",
-        `User pool client ${body.ClientId} does not exist.`,
-      );
-
-    let answer: InitiateAuthResponse;
-    if (body.AuthFlow === "USER_PASSWORD_AUTH") {
-      const issued = await passwordLogin(req, body, client.tenantId);
-      answer = {
-        AuthenticationResult: {
-          IdToken: issued.idToken,
-          AccessToken: issued.accessToken,
-          RefreshToken: issued.refreshToken,
-          ExpiresIn: issued.expiresIn,
-          TokenType: "Bearer",
-        },
-        ChallengeParameters: {},
-      };
-    } else {
-      const issued = await refreshLogin(body);
-      answer = {
-        AuthenticationResult: {
-          IdToken: issued.idToken,
-          AccessToken: issued.accessToken,
-          ExpiresIn: issued.expiresIn,
-          TokenType: "Bearer",
-        },
-        ChallengeParameters: {},
-      };
-    }
-    req.log.debug({ answer }, "InitiateAuth answer");
-    deps.outcomes.inc({ outcome: "success" });
-    res.setHeader("x-amzn-requestid", req.id);
-    res.setHeader("Cache-Control", "no-store");
-    res.status(200).type(AMZ_JSON).send(JSON.stringify(answer));
-  });
-  return router;
 }
 
 /** The body, or an InvalidParameterException worded as Cognito words it. */

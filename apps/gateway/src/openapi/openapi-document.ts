@@ -72,9 +72,13 @@ const adminSecurity = [{ adminToken: [] }];
 const tenantId = { name: "tenantId", in: "path", required: true, schema: { type: "string" } };
 const username = { name: "username", in: "path", required: true, schema: { type: "string" } };
 
-/** The gateway's own routes: login, keys, the WebSocket, health, the operator's admin API. */
+/** The gateway's own routes: login, keys, the WebSocket, the operator's admin API. */
 function gatewayPaths(): Json {
-  const adminErrors = problems([400, 401, 404, 409]);
+  return { ...identityPaths(), ...adminPaths() };
+}
+
+/** Login, the token keys and the WebSocket. */
+function identityPaths(): Json {
   return {
     "/auth": {
       post: {
@@ -125,90 +129,109 @@ function gatewayPaths(): Json {
         responses: { "101": { description: "Switching protocols" }, ...problems([401]) },
       },
     },
+  };
+}
+
+/** One operation of the operator's admin API (`Authorization: Bearer $ADMIN_TOKEN`). */
+function adminOperation(op: {
+  operationId: string;
+  summary: string;
+  parameters?: readonly Json[];
+  body?: SchemaName;
+  answer: [status: number, description: string, schema: SchemaName];
+  errors: readonly number[];
+}): Json {
+  const [status, description, schema] = op.answer;
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    tags: ["admin"],
+    security: adminSecurity,
+    ...(op.parameters ? { parameters: op.parameters } : {}),
+    ...(op.body ? { requestBody: { required: true, ...json(op.body) } } : {}),
+    responses: { [String(status)]: { description, ...json(schema) }, ...problems(op.errors) },
+  };
+}
+
+/** The operator's admin API: tenants, app clients, users, signing keys. */
+function adminPaths(): Json {
+  const adminErrors = [400, 401, 404, 409];
+  return {
     "/admin/tenants": {
-      post: {
+      post: adminOperation({
         operationId: "createTenant",
         summary: "Create a tenant",
-        tags: ["admin"],
-        security: adminSecurity,
-        requestBody: { required: true, ...json("CreateTenantRequest") },
-        responses: { "201": { description: "Created", ...json("Tenant") }, ...adminErrors },
-      },
-      get: {
+        body: "CreateTenantRequest",
+        answer: [201, "Created", "Tenant"],
+        errors: adminErrors,
+      }),
+      get: adminOperation({
         operationId: "listTenants",
         summary: "List tenants",
-        tags: ["admin"],
-        security: adminSecurity,
-        responses: { "200": { description: "OK", ...json("TenantList") }, ...problems([401]) },
-      },
+        answer: [200, "OK", "TenantList"],
+        errors: [401],
+      }),
     },
     "/admin/tenants/{tenantId}/clients": {
-      post: {
+      post: adminOperation({
         operationId: "createClient",
         summary: "Create an app client (its id is the ClientId of InitiateAuth)",
-        tags: ["admin"],
-        security: adminSecurity,
         parameters: [tenantId],
-        requestBody: { required: true, ...json("CreateClientRequest") },
-        responses: { "201": { description: "Created", ...json("CreatedClient") }, ...adminErrors },
-      },
-      get: {
+        body: "CreateClientRequest",
+        answer: [201, "Created", "CreatedClient"],
+        errors: adminErrors,
+      }),
+      get: adminOperation({
         operationId: "listClients",
         summary: "List a tenant's app clients",
-        tags: ["admin"],
-        security: adminSecurity,
         parameters: [tenantId],
-        responses: { "200": { description: "OK", ...json("ClientList") }, ...adminErrors },
-      },
+        answer: [200, "OK", "ClientList"],
+        errors: adminErrors,
+      }),
     },
     "/admin/tenants/{tenantId}/users": {
-      post: {
+      post: adminOperation({
         operationId: "createUser",
         summary: "Create a user (role server or admin); usernames are unique across tenants",
-        tags: ["admin"],
-        security: adminSecurity,
         parameters: [tenantId],
-        requestBody: { required: true, ...json("CreateUserRequest") },
-        responses: { "201": { description: "Created", ...json("User") }, ...adminErrors },
-      },
-      get: {
+        body: "CreateUserRequest",
+        answer: [201, "Created", "User"],
+        errors: adminErrors,
+      }),
+      get: adminOperation({
         operationId: "listUsers",
         summary: "List a tenant's users",
-        tags: ["admin"],
-        security: adminSecurity,
         parameters: [tenantId],
-        responses: { "200": { description: "OK", ...json("UserList") }, ...adminErrors },
-      },
+        answer: [200, "OK", "UserList"],
+        errors: adminErrors,
+      }),
     },
     "/admin/tenants/{tenantId}/users/{username}": {
-      patch: {
+      patch: adminOperation({
         operationId: "updateUser",
         summary: "Disable or enable a user",
-        tags: ["admin"],
-        security: adminSecurity,
         parameters: [tenantId, username],
-        requestBody: { required: true, ...json("UpdateUserRequest") },
-        responses: { "200": { description: "OK", ...json("User") }, ...adminErrors },
-      },
+        body: "UpdateUserRequest",
+        answer: [200, "OK", "User"],
+        errors: adminErrors,
+      }),
     },
     "/admin/tenants/{tenantId}/users/{username}/refresh-tokens": {
-      delete: {
+      delete: adminOperation({
         operationId: "revokeRefreshTokens",
         summary: "Revoke every refresh token of a user",
-        tags: ["admin"],
-        security: adminSecurity,
         parameters: [tenantId, username],
-        responses: { "200": { description: "OK", ...json("RevokedRefreshTokens") }, ...adminErrors },
-      },
+        answer: [200, "OK", "RevokedRefreshTokens"],
+        errors: adminErrors,
+      }),
     },
     "/admin/signing-keys/rotate": {
-      post: {
+      post: adminOperation({
         operationId: "rotateSigningKey",
         summary: "Make a new token signing key active; the old one stays published until its tokens expire",
-        tags: ["admin"],
-        security: adminSecurity,
-        responses: { "201": { description: "Created", ...json("RotatedSigningKey") }, ...problems([401]) },
-      },
+        answer: [201, "Created", "RotatedSigningKey"],
+        errors: [401],
+      }),
     },
   };
 }
