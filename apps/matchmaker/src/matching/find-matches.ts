@@ -8,13 +8,27 @@ import { ServerChooser } from "./server-choice.js";
 import type {
   MatchedTeam,
   MatchGameMode,
-  MatchOptions,
   MatchResult,
   MatchSuggestion,
   MatchTicket,
   SearchSettings,
 } from "./types.js";
 import { explainUnmatched } from "./unmatched-reasons.js";
+
+/** What `findMatches` takes besides the game mode and the queue. */
+export interface MatchOptions {
+  /** Unix seconds. */
+  now: number;
+  /** Seed of the suggestion and team ids; the same seed and request give the same ids. */
+  idSeed?: string;
+  /** Also say why each unmatched ticket is waiting (`unmatchedReasons`). */
+  explain?: boolean;
+  /**
+   * Memory the search reuses between calls, owned by the caller (the HTTP shell keeps one per
+   * process); a fresh one per call when omitted. Never shared by two calls running at once.
+   */
+  scratch?: SearchScratch;
+}
 
 /**
  * Forms matches from a queue snapshot. Pure and deterministic: the result depends only on the
