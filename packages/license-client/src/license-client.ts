@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Edition, validateValidateLicenseResponse } from "@arena/contracts";
-import type { Logger } from "@arena/service-kit";
+import { type Clock, type Logger, systemClock } from "@arena/service-kit";
 import { createLeaseVerifier, LeaseVerificationError } from "./lease-verifier.js";
 import {
   factsAfter,
@@ -44,8 +44,8 @@ export interface LicenseClientOptions {
    */
   maxRetryDelayMs?: number;
   fetch?: typeof fetch;
-  /** The clock, in milliseconds since the epoch (default `Date.now`). */
-  now?: () => number;
+  /** The time source of the lease's expiry, the grace period and the timers (default the system clock). */
+  clock?: Clock;
   logger?: LicenseLogger;
   /** The `x-request-id` sent with each validation (default a random UUID). */
   requestId?: () => string;
@@ -364,6 +364,7 @@ interface ResolvedOptions {
   retryDelayMs: number;
   maxRetryDelayMs: number;
   fetchFn: typeof fetch;
+  /** The clock in milliseconds since the epoch, as the policy and the timers count. */
   now: () => number;
   logger: LicenseLogger;
   requestId: () => string;
@@ -401,10 +402,14 @@ function resolveOptions(options: LicenseClientOptions): ResolvedOptions {
     licenseUrl: options.licenseUrl,
     ...durations,
     fetchFn: options.fetch ?? globalThis.fetch,
-    now: options.now ?? Date.now,
+    now: millisecondsOf(options.clock ?? systemClock),
     logger: options.logger ?? silentLogger,
     requestId: options.requestId ?? randomUUID,
   };
+}
+
+function millisecondsOf(clock: Clock): () => number {
+  return () => clock.now().getTime();
 }
 
 const ignore = () => {};
