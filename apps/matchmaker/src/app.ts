@@ -1,5 +1,5 @@
 import { type LicenseClient, licenseReadinessCheck } from "@arena/license-client";
-import { createServiceApp, type Logger, type ServiceApp } from "@arena/service-kit";
+import { type Clock, createServiceApp, type Logger, type ServiceApp, systemClock } from "@arena/service-kit";
 import { rawJsonBody } from "./answer/raw-json-body.js";
 import { createInlineSpanScanner, type SpanScanner } from "./answer/span-scanner.js";
 import type { MatchmakerConfig } from "./config.js";
@@ -16,8 +16,8 @@ export interface MatchmakerDeps {
     Partial<Pick<MatchmakerConfig, "TRUST_PROXY">>;
   license: LicenseClient;
   logger: Logger;
-  /** Unix seconds; defaults to the system clock. */
-  clock?: () => number;
+  /** The time matches are scored at when a request carries no `now`; the system clock by default. */
+  clock?: Clock;
   /** Where answers find their tickets' text; inline unless given (main.ts uses a worker thread). */
   spanScanner?: SpanScanner;
   /**
@@ -39,7 +39,7 @@ export function createApp(deps: MatchmakerDeps): MatchmakerApp {
       maxMatchPlayers: deps.config.MAX_MATCH_PLAYERS,
       clockSkewSeconds: deps.config.CLOCK_SKEW_SECONDS,
     },
-    clock: deps.clock ?? (() => Date.now() / 1000),
+    clock: deps.clock ?? systemClock,
     spanScanner: deps.spanScanner ?? createInlineSpanScanner(),
   });
   let warmUp: WarmUp | undefined;

@@ -62,7 +62,7 @@ describe("answer buffers reused from one request to the next", () => {
     },
     license: fakeLicense(),
     logger: createLogger({ name: "answer-buffers-test", level: "silent" }),
-    clock: () => NOW,
+    clock: { now: () => new Date(NOW * 1000) },
   });
   const server = app.listen(0, "127.0.0.1");
   let port = 0;

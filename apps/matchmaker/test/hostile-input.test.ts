@@ -21,7 +21,7 @@ function newApp() {
     },
     license: fakeLicense(),
     logger,
-    clock: () => NOW,
+    clock: { now: () => new Date(NOW * 1000) },
   }).app;
 }
 

@@ -59,7 +59,7 @@ describe("the matchmaker against the real license service", () => {
       gracePeriodMs: GRACE_MS,
       retryDelayMs: 3_600_000,
       requestTimeoutMs: 2_000,
-      now: () => Date.now() + clock.offsetMs,
+      clock: { now: () => new Date(Date.now() + clock.offsetMs) },
     });
     clients.push(license);
     await license.start();

@@ -18,7 +18,7 @@ function app(license = fakeLicense(), limits: { MAX_TICKETS?: number; MAX_BODY_B
     },
     license,
     logger,
-    clock: () => NOW,
+    clock: { now: () => new Date(NOW * 1000) },
   }).app;
 }
 

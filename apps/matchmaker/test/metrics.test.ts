@@ -11,7 +11,7 @@ function newApp(license = fakeLicense()) {
     config: { MAX_BODY_BYTES: 4096, MAX_TICKETS: 1000, MAX_MATCH_PLAYERS: 1000, CLOCK_SKEW_SECONDS: 60 },
     license,
     logger: createLogger({ name: "matchmaker-test", level: "silent" }),
-    clock: () => NOW,
+    clock: { now: () => new Date(NOW * 1000) },
   }).app;
 }
 

@@ -49,7 +49,7 @@ function client(overrides: Partial<LicenseClientOptions> = {}): LicenseClient {
   const created = createLicenseClient({
     licenseKey: LICENSE_KEY,
     licenseUrl: stub.url,
-    now,
+    clock: { now: () => new Date(now()) },
     logger: createLogger({ name: "license-client-test", level: "debug", destination: logStream }),
     ...overrides,
   });
@@ -349,7 +349,7 @@ describe("an untrusted lease", () => {
 
   it("is not valid when it has already expired by the client's clock", async () => {
     stub.leaseTtlMs = MINUTE;
-    const license = client({ now: () => clock + HOUR });
+    const license = client({ clock: { now: () => new Date(clock + HOUR) } });
     const state = await license.start();
     expect(state.status).toBe("pending");
     expect(state.reason).toMatch(/already expired/);

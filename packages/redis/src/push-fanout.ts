@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "@arena/service-kit";
 import type { Redis } from "ioredis";
 import type { RedisKeys } from "./redis-keys.js";
 
@@ -34,8 +35,8 @@ export interface FanoutBroadcast {
 export interface PushFanoutOptions {
   redis: Redis;
   keys: RedisKeys;
-  /** The clock in milliseconds (default Date.now): registrations expire and rate windows end by it. */
-  now?: () => number;
+  /** Registrations expire and rate windows end by this clock (default the system clock). */
+  clock?: Clock;
 }
 
 export interface PushFanoutHandlers {
@@ -190,12 +191,12 @@ return results`;
 export class PushFanout {
   private readonly redis: Redis;
   private readonly keys: RedisKeys;
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(options: PushFanoutOptions) {
     this.redis = options.redis;
     this.keys = options.keys;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** connectionId = `${replicaId}.${n}`, globally unique; call again to refresh (TTL). */
@@ -208,7 +209,8 @@ export class PushFanout {
   ): Promise<void> {
     if (sub.gameIds.length === 0) throw new Error("A push subscription needs at least one game");
     for (const id of [replicaId, connectionId, ...sub.gameIds]) assertPlainId(id);
-    const now = this.now();
+    // The scripts count in milliseconds since the epoch.
+    const now = this.clock.now().getTime();
     const games = [...new Set(sub.gameIds)];
     const entry = JSON.stringify({
       replica: replicaId,
@@ -307,7 +309,7 @@ export class PushFanout {
       CHOOSE_SCRIPT,
       KEY_NAMES.length,
       ...this.tenantKeys(tenantId),
-      this.now(),
+      this.clock.now().getTime(),
       gameId,
       pushes,
       exclude.length,

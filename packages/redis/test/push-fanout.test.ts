@@ -36,7 +36,11 @@ describe("PushFanout", () => {
   beforeEach(async () => {
     await redis.flush();
     clock = 1_700_000_000_000;
-    fanout = new PushFanout({ redis: redis.client(), keys: redis.keys, now: () => clock });
+    fanout = new PushFanout({
+      redis: redis.client(),
+      keys: redis.keys,
+      clock: { now: () => new Date(clock) },
+    });
   });
   afterEach(async () => {
     for (const stop of stops.splice(0)) await stop();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AppError } from "@arena/service-kit";
+import { AppError, type Clock } from "@arena/service-kit";
 import { PendingAnswer } from "../answer/answer-path.js";
 import { BytePool } from "../answer/byte-pool.js";
 import type { RawJsonBody } from "../answer/raw-json-body.js";
@@ -29,8 +29,8 @@ function explainWanted(query: unknown, bodyExplain: boolean | undefined): boolea
 
 export interface MatchmakingPipelineDeps {
   limits: RequestLimits;
-  /** Current time in Unix seconds; requests may override it with `now` to replay a queue. */
-  clock: () => number;
+  /** The current time; requests may override it with `now` (Unix seconds) to replay a queue. */
+  clock: Clock;
   spanScanner: SpanScanner;
 }
 
@@ -73,7 +73,8 @@ export class MatchmakingPipeline {
     const gameMode = request.game_mode as MatchGameMode;
     checkMatchSize(gameMode, deps.limits);
     const tickets = request.tickets as MatchTicket[];
-    const now = request.now ?? deps.clock();
+    // The algorithm counts in Unix seconds, as the wire does (fractions kept).
+    const now = request.now ?? deps.clock.now().getTime() / 1000;
     checkMatchmakingRequest(gameMode, tickets, endpoint, now, deps.limits);
     // A fresh seed per request keeps match and team ids unique across calls; the matches
     // themselves depend only on the request.

@@ -51,7 +51,7 @@ export function checkMatchSize(gameMode: MatchGameMode, limits: RequestLimits): 
  * joins from the future, and advanced-edition features on the basic endpoint. (A match size below two is already refused by
  * the schema.) Every problem is reported at once. A well-formed ticket that can never be placed (a
  * party larger than a team, one whose members share no server) is no error: it comes back unmatched,
- * so one ticket never blocks a queue (SPEC §2 rule 9).
+ * so one ticket never blocks a queue.
  */
 export function checkMatchmakingRequest(
   gameMode: MatchGameMode,

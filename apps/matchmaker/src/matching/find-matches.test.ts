@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { findMatches } from "./find-matches.js";
-import type { MatchGameMode, MatchOptions, MatchTicket } from "./types.js";
+import { findMatches, type MatchOptions } from "./find-matches.js";
+import type { MatchGameMode, MatchTicket } from "./types.js";
 
 const NOW = 1_700_000_000;
 const BASIC: MatchOptions = { now: NOW, idSeed: "test" };

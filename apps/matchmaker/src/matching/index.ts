@@ -1,4 +1,4 @@
-export { findMatches } from "./find-matches.js";
+export { findMatches, type MatchOptions } from "./find-matches.js";
 export {
   DEFAULT_TARGET_WAITING_TIME,
   defaultRatingTolerance,
@@ -9,7 +9,6 @@ export { SearchScratch } from "./search-scratch.js";
 export type {
   MatchedTeam,
   MatchGameMode,
-  MatchOptions,
   MatchResult,
   MatchSuggestion,
   MatchTicket,

@@ -36,7 +36,8 @@ class GeneralSearch {
   /** Position of each unit in the rating order. */
   private readonly pos: Int32Array;
   private readonly links: FreeLinks;
-  // Unit data copied into rating order, so scanning neighbours reads contiguous memory.
+  // Unit data copied into rating order (p: by position in it), so scanning neighbours reads
+  // contiguous memory.
   private readonly pSize: Int32Array;
   private readonly pMean: Float64Array;
   private readonly pMin: Float64Array;
@@ -53,46 +54,51 @@ class GeneralSearch {
   private readonly leftMask: Int32Array;
   private readonly rightUnit: Int32Array;
   private readonly rightMask: Int32Array;
-  private nl = 0;
-  private nr = 0;
+  private leftNeighbourCount = 0;
+  private rightNeighbourCount = 0;
 
-  // Prefix aggregates of the neighbours that can use one server, nearest first.
-  private readonly lf: Int32Array;
-  private readonly rf: Int32Array;
-  private readonly ls: Int32Array;
-  private readonly rs: Int32Array;
-  private readonly lmin: Float64Array;
-  private readonly lmax: Float64Array;
-  private readonly rmin: Float64Array;
-  private readonly rmax: Float64Array;
-  private readonly lold: Float64Array;
-  private readonly rold: Float64Array;
-  // Signatures of the neighbour positions a window takes, to skip windows already evaluated.
-  private readonly leftH1: Int32Array;
-  private readonly leftH2: Int32Array;
-  private readonly rightH1: Int32Array;
-  private readonly rightH2: Int32Array;
-  private readonly lh1: Int32Array;
-  private readonly lh2: Int32Array;
-  private readonly rh1: Int32Array;
-  private readonly rh2: Int32Array;
+  // For one server at a time: the neighbours on each side that can use it, nearest first (also the
+  // windows' scratch), and prefix aggregates over them, entry k covering the nearest k: players,
+  // lowest and highest rating, oldest join, and the window signature (leftHash1 and so on).
+  private readonly leftOnServer: Int32Array;
+  private readonly rightOnServer: Int32Array;
+  private readonly leftPlayers: Int32Array;
+  private readonly rightPlayers: Int32Array;
+  private readonly leftMin: Float64Array;
+  private readonly leftMax: Float64Array;
+  private readonly rightMin: Float64Array;
+  private readonly rightMax: Float64Array;
+  private readonly leftOldest: Float64Array;
+  private readonly rightOldest: Float64Array;
+  // Signatures of the neighbour positions a window takes, to skip windows already evaluated: two
+  // independent hashes per position on each side (…PositionHash), and their prefix sums (…Hash).
+  private readonly leftPositionHash1: Int32Array;
+  private readonly leftPositionHash2: Int32Array;
+  private readonly rightPositionHash1: Int32Array;
+  private readonly rightPositionHash2: Int32Array;
+  private readonly leftHash1: Int32Array;
+  private readonly leftHash2: Int32Array;
+  private readonly rightHash1: Int32Array;
+  private readonly rightHash2: Int32Array;
 
   // Candidate windows of the current anchor.
   private readonly candidateCap: number;
-  private readonly cSpread: Float64Array;
-  private readonly cRequired: Float64Array;
-  private readonly cBit: Int32Array;
+  private readonly candidateSpread: Float64Array;
+  private readonly candidateRequired: Float64Array;
+  private readonly candidateBit: Int32Array;
   /** Left and right neighbour counts of a contiguous window; -1 for a nearest-fit window. */
-  private readonly cLeft: Int32Array;
-  private readonly cRight: Int32Array;
-  private readonly cH1: Int32Array;
-  private readonly cH2: Int32Array;
-  private readonly cDone: Uint8Array;
-  private readonly bitH1: Int32Array;
-  private readonly bitH2: Int32Array;
-  private readonly seenH1: Int32Array;
-  private readonly seenH2: Int32Array;
-  private nc = 0;
+  private readonly candidateLeft: Int32Array;
+  private readonly candidateRight: Int32Array;
+  private readonly candidateHash1: Int32Array;
+  private readonly candidateHash2: Int32Array;
+  private readonly candidateDone: Uint8Array;
+  /** The signatures of the windows of each server tried for the anchor (same windows: skipped). */
+  private readonly serverHash1: Int32Array;
+  private readonly serverHash2: Int32Array;
+  /** The signatures of the candidates evaluated for the anchor. */
+  private readonly seenHash1: Int32Array;
+  private readonly seenHash2: Int32Array;
+  private candidateCount = 0;
 
   private readonly win: Int32Array;
   private readonly winSize: Int32Array;
@@ -154,45 +160,45 @@ class GeneralSearch {
     this.leftMask = arrays.int32(keep);
     this.rightUnit = arrays.int32(keep);
     this.rightMask = arrays.int32(keep);
-    this.lf = arrays.int32(keep);
-    this.rf = arrays.int32(keep);
-    this.ls = arrays.int32(keep + 1);
-    this.rs = arrays.int32(keep + 1);
-    this.lmin = arrays.float64(keep + 1);
-    this.lmax = arrays.float64(keep + 1);
-    this.rmin = arrays.float64(keep + 1);
-    this.rmax = arrays.float64(keep + 1);
-    this.lold = arrays.float64(keep + 1);
-    this.rold = arrays.float64(keep + 1);
-    this.leftH1 = arrays.int32(keep);
-    this.leftH2 = arrays.int32(keep);
-    this.rightH1 = arrays.int32(keep);
-    this.rightH2 = arrays.int32(keep);
+    this.leftOnServer = arrays.int32(keep);
+    this.rightOnServer = arrays.int32(keep);
+    this.leftPlayers = arrays.int32(keep + 1);
+    this.rightPlayers = arrays.int32(keep + 1);
+    this.leftMin = arrays.float64(keep + 1);
+    this.leftMax = arrays.float64(keep + 1);
+    this.rightMin = arrays.float64(keep + 1);
+    this.rightMax = arrays.float64(keep + 1);
+    this.leftOldest = arrays.float64(keep + 1);
+    this.rightOldest = arrays.float64(keep + 1);
+    this.leftPositionHash1 = arrays.int32(keep);
+    this.leftPositionHash2 = arrays.int32(keep);
+    this.rightPositionHash1 = arrays.int32(keep);
+    this.rightPositionHash2 = arrays.int32(keep);
     for (let i = 0; i < keep; i++) {
-      this.leftH1[i] = fmix(i + 0x5bd1e995);
-      this.leftH2[i] = fmix(Math.imul(i, 0x27d4eb2d) + 0x165667b1);
-      this.rightH1[i] = fmix(i + 0x1b873593);
-      this.rightH2[i] = fmix(Math.imul(i, 0x9e3779b1) + 0x7feb352d);
+      this.leftPositionHash1[i] = fmix(i + 0x5bd1e995);
+      this.leftPositionHash2[i] = fmix(Math.imul(i, 0x27d4eb2d) + 0x165667b1);
+      this.rightPositionHash1[i] = fmix(i + 0x1b873593);
+      this.rightPositionHash2[i] = fmix(Math.imul(i, 0x9e3779b1) + 0x7feb352d);
     }
-    this.lh1 = arrays.int32(keep + 1);
-    this.lh2 = arrays.int32(keep + 1);
-    this.rh1 = arrays.int32(keep + 1);
-    this.rh2 = arrays.int32(keep + 1);
+    this.leftHash1 = arrays.int32(keep + 1);
+    this.leftHash2 = arrays.int32(keep + 1);
+    this.rightHash1 = arrays.int32(keep + 1);
+    this.rightHash2 = arrays.int32(keep + 1);
 
     const candidateCap = SERVER_BITS * (matchSize + 2);
     this.candidateCap = candidateCap;
-    this.cSpread = arrays.float64(candidateCap);
-    this.cRequired = arrays.float64(candidateCap);
-    this.cBit = arrays.int32(candidateCap);
-    this.cLeft = arrays.int32(candidateCap);
-    this.cRight = arrays.int32(candidateCap);
-    this.cH1 = arrays.int32(candidateCap);
-    this.cH2 = arrays.int32(candidateCap);
-    this.cDone = arrays.uint8(candidateCap);
-    this.bitH1 = arrays.int32(SERVER_BITS);
-    this.bitH2 = arrays.int32(SERVER_BITS);
-    this.seenH1 = arrays.int32(candidateCap);
-    this.seenH2 = arrays.int32(candidateCap);
+    this.candidateSpread = arrays.float64(candidateCap);
+    this.candidateRequired = arrays.float64(candidateCap);
+    this.candidateBit = arrays.int32(candidateCap);
+    this.candidateLeft = arrays.int32(candidateCap);
+    this.candidateRight = arrays.int32(candidateCap);
+    this.candidateHash1 = arrays.int32(candidateCap);
+    this.candidateHash2 = arrays.int32(candidateCap);
+    this.candidateDone = arrays.uint8(candidateCap);
+    this.serverHash1 = arrays.int32(SERVER_BITS);
+    this.serverHash2 = arrays.int32(SERVER_BITS);
+    this.seenHash1 = arrays.int32(candidateCap);
+    this.seenHash2 = arrays.int32(candidateCap);
 
     this.win = arrays.int32(matchSize);
     this.winSize = arrays.int32(matchSize);
@@ -267,90 +273,101 @@ class GeneralSearch {
     const { prev, next } = this.links;
     const { pMean, pSize, keep, scanCap, need, maxDistance, anchorMask } = this;
     const meanA = pMean[a]!;
-    let nl = 0;
-    let nr = 0;
+    let leftNeighbourCount = 0;
+    let rightNeighbourCount = 0;
     if (need > 0) {
-      for (let u = prev[a]!, steps = 0; u >= 0 && nl < keep && steps < scanCap; u = prev[u]!, steps++) {
+      for (
+        let u = prev[a]!, steps = 0;
+        u >= 0 && leftNeighbourCount < keep && steps < scanCap;
+        u = prev[u]!, steps++
+      ) {
         if (meanA - pMean[u]! > maxDistance) break;
         if (pSize[u]! > need) continue;
         const bits = this.maskOf(u, a) & anchorMask;
         if (bits === 0) continue;
-        this.leftUnit[nl] = u;
-        this.leftMask[nl++] = bits;
+        this.leftUnit[leftNeighbourCount] = u;
+        this.leftMask[leftNeighbourCount++] = bits;
       }
-      for (let u = next[a]!, steps = 0; u >= 0 && nr < keep && steps < scanCap; u = next[u]!, steps++) {
+      for (
+        let u = next[a]!, steps = 0;
+        u >= 0 && rightNeighbourCount < keep && steps < scanCap;
+        u = next[u]!, steps++
+      ) {
         if (pMean[u]! - meanA > maxDistance) break;
         if (pSize[u]! > need) continue;
         const bits = this.maskOf(u, a) & anchorMask;
         if (bits === 0) continue;
-        this.rightUnit[nr] = u;
-        this.rightMask[nr++] = bits;
+        this.rightUnit[rightNeighbourCount] = u;
+        this.rightMask[rightNeighbourCount++] = bits;
       }
     }
-    this.nl = nl;
-    this.nr = nr;
+    this.leftNeighbourCount = leftNeighbourCount;
+    this.rightNeighbourCount = rightNeighbourCount;
   }
 
   /** Candidate windows per server the anchor can use; returns how many were kept. */
   private collectCandidates(a: number): number {
-    this.nc = 0;
+    this.candidateCount = 0;
     let bitsSeen = 0;
     for (let bits = this.anchorMask; bits !== 0; ) {
       const low = bits & -bits;
       bits ^= low;
-      const nlf = this.prefixes(
+      const leftOnServerCount = this.prefixes(
         low,
         this.leftUnit,
         this.leftMask,
-        this.nl,
-        this.lf,
-        this.ls,
-        this.lmin,
-        this.lmax,
-        this.lold,
-        this.lh1,
-        this.lh2,
-        this.leftH1,
-        this.leftH2,
+        this.leftNeighbourCount,
+        this.leftOnServer,
+        this.leftPlayers,
+        this.leftMin,
+        this.leftMax,
+        this.leftOldest,
+        this.leftHash1,
+        this.leftHash2,
+        this.leftPositionHash1,
+        this.leftPositionHash2,
       );
-      const nrf = this.prefixes(
+      const rightOnServerCount = this.prefixes(
         low,
         this.rightUnit,
         this.rightMask,
-        this.nr,
-        this.rf,
-        this.rs,
-        this.rmin,
-        this.rmax,
-        this.rold,
-        this.rh1,
-        this.rh2,
-        this.rightH1,
-        this.rightH2,
+        this.rightNeighbourCount,
+        this.rightOnServer,
+        this.rightPlayers,
+        this.rightMin,
+        this.rightMax,
+        this.rightOldest,
+        this.rightHash1,
+        this.rightHash2,
+        this.rightPositionHash1,
+        this.rightPositionHash2,
       );
-      if (this.ls[nlf]! + this.rs[nrf]! < this.need) continue;
+      if (this.leftPlayers[leftOnServerCount]! + this.rightPlayers[rightOnServerCount]! < this.need) continue;
       // Another server with the same nearest neighbours gives the same windows: skip it. (With
       // parties the fallback below looks further, so every server is tried.)
       if (!this.model.hasParties) {
-        const h1 = (this.lh1[nlf]! + Math.imul(3, this.rh1[nrf]!)) | 0;
-        const h2 = (this.lh2[nlf]! + Math.imul(5, this.rh2[nrf]!)) | 0;
+        const h1 =
+          (this.leftHash1[leftOnServerCount]! + Math.imul(3, this.rightHash1[rightOnServerCount]!)) | 0;
+        const h2 =
+          (this.leftHash2[leftOnServerCount]! + Math.imul(5, this.rightHash2[rightOnServerCount]!)) | 0;
         let repeated = false;
         for (let k = 0; k < bitsSeen; k++) {
-          if (this.bitH1[k] === h1 && this.bitH2[k] === h2) {
+          if (this.serverHash1[k] === h1 && this.serverHash2[k] === h2) {
             repeated = true;
             break;
           }
         }
         if (repeated) continue;
-        this.bitH1[bitsSeen] = h1;
-        this.bitH2[bitsSeen++] = h2;
+        this.serverHash1[bitsSeen] = h1;
+        this.serverHash2[bitsSeen++] = h2;
       }
-      const found = this.contiguousCandidates(a, low, nlf, nrf);
+      const found = this.contiguousCandidates(a, low, leftOnServerCount, rightOnServerCount);
       // Parties can make every contiguous split miss the exact size: fall back to nearest-fit growth.
-      if (!found && this.model.hasParties && this.nc < this.candidateCap) this.fallbackCandidate(a, low);
+      if (!found && this.model.hasParties && this.candidateCount < this.candidateCap)
+        this.fallbackCandidate(a, low);
       if (this.need === 0) break;
     }
-    return this.nc;
+    return this.candidateCount;
   }
 
   /**
@@ -396,33 +413,62 @@ class GeneralSearch {
    * Every split of the missing players between the two sides whose sizes add up exactly; keeps those
    * the requirement allows. Returns whether any split had the exact size.
    */
-  private contiguousCandidates(a: number, low: number, nlf: number, nrf: number): boolean {
-    const { ls, rs, lmin, lmax, rmin, rmax, lold, rold, lh1, lh2, rh1, rh2, need, anchorRequired } = this;
+  private contiguousCandidates(
+    a: number,
+    low: number,
+    leftOnServerCount: number,
+    rightOnServerCount: number,
+  ): boolean {
+    const {
+      leftPlayers,
+      rightPlayers,
+      leftMin,
+      leftMax,
+      rightMin,
+      rightMax,
+      leftOldest,
+      rightOldest,
+      leftHash1,
+      leftHash2,
+      rightHash1,
+      rightHash2,
+      need,
+      anchorRequired,
+    } = this;
     const anchorMin = this.pMin[a]!;
     const anchorMax = this.pMax[a]!;
     const anchorOld = this.pOldest[a]!;
     const tolerance = this.settings.tolerance;
     let found = false;
-    let b = nrf;
-    while (b > 0 && rs[b]! > need) b--;
-    for (let l = 0; l <= nlf; l++) {
-      const taken = ls[l]!;
+    let b = rightOnServerCount;
+    while (b > 0 && rightPlayers[b]! > need) b--;
+    for (let l = 0; l <= leftOnServerCount; l++) {
+      const taken = leftPlayers[l]!;
       if (taken > need) break;
       const rest = need - taken;
-      while (b > 0 && rs[b]! > rest) b--;
-      if (rs[b] !== rest) continue;
-      const spread = Math.max(anchorMax, lmax[l]!, rmax[b]!) - Math.min(anchorMin, lmin[l]!, rmin[b]!);
+      while (b > 0 && rightPlayers[b]! > rest) b--;
+      if (rightPlayers[b] !== rest) continue;
+      const spread =
+        Math.max(anchorMax, leftMax[l]!, rightMax[b]!) - Math.min(anchorMin, leftMin[l]!, rightMin[b]!);
       found = true;
       // The anchor is usually the oldest ticket of its windows (anchors go oldest first), so its
       // own requirement, as a largest spread, settles most windows without computing a score.
       let req = anchorRequired;
       if (anchorRequired > 0) {
-        const oldest = Math.min(anchorOld, lold[l]!, rold[b]!);
+        const oldest = Math.min(anchorOld, leftOldest[l]!, rightOldest[b]!);
         if (oldest !== anchorOld) req = this.required(oldest);
       }
       if (req === anchorRequired ? spread > this.maxDistance : scoreBound(spread, tolerance) < req) continue;
-      if (this.nc === this.candidateCap) continue;
-      this.addCandidate(spread, req, low, l, b, (lh1[l]! + rh1[b]!) | 0, (lh2[l]! + rh2[b]!) | 0);
+      if (this.candidateCount === this.candidateCap) continue;
+      this.addCandidate(
+        spread,
+        req,
+        low,
+        l,
+        b,
+        (leftHash1[l]! + rightHash1[b]!) | 0,
+        (leftHash2[l]! + rightHash2[b]!) | 0,
+      );
     }
     return found;
   }
@@ -458,15 +504,15 @@ class GeneralSearch {
     h1: number,
     h2: number,
   ): void {
-    const c = this.nc++;
-    this.cSpread[c] = spread;
-    this.cRequired[c] = req;
-    this.cBit[c] = bit;
-    this.cLeft[c] = left;
-    this.cRight[c] = right;
-    this.cH1[c] = h1;
-    this.cH2[c] = h2;
-    this.cDone[c] = 0;
+    const c = this.candidateCount++;
+    this.candidateSpread[c] = spread;
+    this.candidateRequired[c] = req;
+    this.candidateBit[c] = bit;
+    this.candidateLeft[c] = left;
+    this.candidateRight[c] = right;
+    this.candidateHash1[c] = h1;
+    this.candidateHash2[c] = h2;
+    this.candidateDone[c] = 0;
   }
 
   /**
@@ -474,35 +520,52 @@ class GeneralSearch {
    * bounds the score, so stop once no remaining candidate can beat the best one found.
    */
   private chooseBest(a: number): { score: number; length: number } {
-    const { cSpread, cDone, cH1, cH2, seenH1, seenH2, win, winSize, winSum, winTeam, nc } = this;
+    const {
+      candidateSpread,
+      candidateDone,
+      candidateHash1,
+      candidateHash2,
+      seenHash1,
+      seenHash2,
+      win,
+      winSize,
+      winSum,
+      winTeam,
+      candidateCount,
+    } = this;
     const { teams, perTeam, tolerance } = this.settings;
     let bestScore = -1;
     let bestLength = 0;
     let seen = 0;
     for (;;) {
       let pick = -1;
-      for (let c = 0; c < nc; c++) {
-        if (cDone[c] === 0 && (pick < 0 || cSpread[c]! < cSpread[pick]!)) pick = c;
+      for (let c = 0; c < candidateCount; c++) {
+        if (candidateDone[c] === 0 && (pick < 0 || candidateSpread[c]! < candidateSpread[pick]!)) pick = c;
       }
       if (pick < 0) break;
-      cDone[pick] = 1;
-      const bound = scoreBound(cSpread[pick]!, tolerance);
+      candidateDone[pick] = 1;
+      const bound = scoreBound(candidateSpread[pick]!, tolerance);
       if (bound <= bestScore) break;
       let duplicate = false;
       for (let i = 0; i < seen; i++) {
-        if (seenH1[i] === cH1[pick] && seenH2[i] === cH2[pick]) {
+        if (seenHash1[i] === candidateHash1[pick] && seenHash2[i] === candidateHash2[pick]) {
           duplicate = true;
           break;
         }
       }
       if (duplicate) continue;
-      seenH1[seen] = cH1[pick]!;
-      seenH2[seen++] = cH2[pick]!;
+      seenHash1[seen] = candidateHash1[pick]!;
+      seenHash2[seen++] = candidateHash2[pick]!;
 
       const length =
-        this.cLeft[pick]! < 0
-          ? this.greedyWindow(a, this.cBit[pick]!)
-          : this.contiguousWindow(a, this.cBit[pick]!, this.cLeft[pick]!, this.cRight[pick]!);
+        this.candidateLeft[pick]! < 0
+          ? this.greedyWindow(a, this.candidateBit[pick]!)
+          : this.contiguousWindow(
+              a,
+              this.candidateBit[pick]!,
+              this.candidateLeft[pick]!,
+              this.candidateRight[pick]!,
+            );
       let score = bound;
       if (this.needsBalance) {
         for (let i = 0; i < length; i++) {
@@ -511,13 +574,13 @@ class GeneralSearch {
         }
         const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
         if (imbalance < 0) continue;
-        score = matchScore(cSpread[pick]!, imbalance, tolerance);
+        score = matchScore(candidateSpread[pick]!, imbalance, tolerance);
       } else if (teams === 1) {
         winTeam.fill(0, 0, length);
       } else {
         for (let i = 0; i < length; i++) winTeam[i] = i;
       }
-      if (score >= this.cRequired[pick]! && score > bestScore) {
+      if (score >= this.candidateRequired[pick]! && score > bestScore) {
         bestScore = score;
         bestLength = length;
         for (let i = 0; i < length; i++) {
@@ -533,16 +596,16 @@ class GeneralSearch {
 
   /** Writes a contiguous split (its left and right neighbour counts on server `bit`) into `win`, in rating order. */
   private contiguousWindow(a: number, bit: number, leftCount: number, rightCount: number): number {
-    const { win, lf, leftMask, leftUnit, rightMask, rightUnit } = this;
+    const { win, leftOnServer, leftMask, leftUnit, rightMask, rightUnit } = this;
     let length = 0;
     let taken = 0;
-    for (let i = 0; i < this.nl && taken < leftCount; i++) {
-      if ((leftMask[i]! & bit) !== 0) lf[taken++] = leftUnit[i]!;
+    for (let i = 0; i < this.leftNeighbourCount && taken < leftCount; i++) {
+      if ((leftMask[i]! & bit) !== 0) leftOnServer[taken++] = leftUnit[i]!;
     }
-    for (let i = taken - 1; i >= 0; i--) win[length++] = lf[i]!;
+    for (let i = taken - 1; i >= 0; i--) win[length++] = leftOnServer[i]!;
     win[length++] = a;
     taken = 0;
-    for (let i = 0; i < this.nr && taken < rightCount; i++) {
+    for (let i = 0; i < this.rightNeighbourCount && taken < rightCount; i++) {
       if ((rightMask[i]! & bit) !== 0) {
         win[length++] = rightUnit[i]!;
         taken++;
@@ -553,7 +616,19 @@ class GeneralSearch {
 
   /** Grows a window from the anchor, always taking the nearer neighbour that still fits; 0 if none fills. */
   private greedyWindow(a: number, bit: number): number {
-    const { win, lf, rf, leftMask, leftUnit, rightMask, rightUnit, pMean, pSize, nl, nr } = this;
+    const {
+      win,
+      leftOnServer,
+      rightOnServer,
+      leftMask,
+      leftUnit,
+      rightMask,
+      rightUnit,
+      pMean,
+      pSize,
+      leftNeighbourCount,
+      rightNeighbourCount,
+    } = this;
     const meanA = pMean[a]!;
     let room = this.need;
     let i = 0;
@@ -561,22 +636,24 @@ class GeneralSearch {
     let nLeft = 0;
     let nRight = 0;
     while (room > 0) {
-      while (i < nl && ((leftMask[i]! & bit) === 0 || pSize[leftUnit[i]!]! > room)) i++;
-      while (j < nr && ((rightMask[j]! & bit) === 0 || pSize[rightUnit[j]!]! > room)) j++;
-      if (i >= nl && j >= nr) return 0;
-      const takeLeft = j >= nr || (i < nl && meanA - pMean[leftUnit[i]!]! <= pMean[rightUnit[j]!]! - meanA);
+      while (i < leftNeighbourCount && ((leftMask[i]! & bit) === 0 || pSize[leftUnit[i]!]! > room)) i++;
+      while (j < rightNeighbourCount && ((rightMask[j]! & bit) === 0 || pSize[rightUnit[j]!]! > room)) j++;
+      if (i >= leftNeighbourCount && j >= rightNeighbourCount) return 0;
+      const takeLeft =
+        j >= rightNeighbourCount ||
+        (i < leftNeighbourCount && meanA - pMean[leftUnit[i]!]! <= pMean[rightUnit[j]!]! - meanA);
       if (takeLeft) {
-        lf[nLeft++] = leftUnit[i]!;
+        leftOnServer[nLeft++] = leftUnit[i]!;
         room -= pSize[leftUnit[i++]!]!;
       } else {
-        rf[nRight++] = rightUnit[j]!;
+        rightOnServer[nRight++] = rightUnit[j]!;
         room -= pSize[rightUnit[j++]!]!;
       }
     }
     let length = 0;
-    for (let k = nLeft - 1; k >= 0; k--) win[length++] = lf[k]!;
+    for (let k = nLeft - 1; k >= 0; k--) win[length++] = leftOnServer[k]!;
     win[length++] = a;
-    for (let k = 0; k < nRight; k++) win[length++] = rf[k]!;
+    for (let k = 0; k < nRight; k++) win[length++] = rightOnServer[k]!;
     return length;
   }
 }

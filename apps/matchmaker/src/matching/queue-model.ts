@@ -86,38 +86,82 @@ export function buildQueueModel(
   tickets: readonly MatchTicket[],
   arrays: ArrayArena = new ArrayArena(),
 ): QueueModel {
-  const n = tickets.length;
-  const playersPerTeam = gameMode.numPlayersPerTeam;
   const maxLatency =
     typeof gameMode.maxLatency === "number" && Number.isFinite(gameMode.maxLatency)
       ? gameMode.maxLatency
       : Number.POSITIVE_INFINITY;
+  const columns = readTickets(tickets, maxLatency, arrays);
+  const { servers, unitCount } = columns;
+  const units =
+    columns.partyCount === 0
+      ? singleTicketUnits(arrays, columns, gameMode.numPlayersPerTeam)
+      : partyUnits(arrays, columns, gameMode.numPlayersPerTeam);
 
+  let eligibleCount = 0;
+  for (let u = 0; u < unitCount; u++) eligibleCount += units.eligible[u]!;
+  const matchable = arrays.int32(eligibleCount);
+  for (let u = 0, i = 0; u < unitCount; u++) if (units.eligible[u] === 1) matchable[i++] = u;
+  const byRating = sortIndicesByKey(matchable, units.unitMean, arrays);
+
+  return {
+    ticketCount: tickets.length,
+    ratings: columns.ratings,
+    ticketServerStart: columns.ticketServerStart,
+    ticketServerId: servers.ids.data.subarray(0, servers.ids.length),
+    ticketServerLatency: servers.latency?.data.subarray(0, servers.latency.length),
+    serverNames: servers.names,
+    unitCount,
+    unitMemberStart: units.unitMemberStart,
+    unitMembers: units.unitMembers,
+    unitSize: units.unitSize,
+    unitSum: units.unitSum,
+    unitMin: units.unitMin,
+    unitMax: units.unitMax,
+    unitMean: units.unitMean,
+    unitOldest: units.unitOldest,
+    unitGroup: units.unitGroup,
+    unitServerStart: units.unitServerStart,
+    unitServerId: units.unitServerId,
+    unitServerMask: units.mask,
+    hasParties: columns.hasParties,
+    ratingOrder: sortIndicesByClass(byRating, units.unitGroup, columns.groupCount, arrays),
+    anchorOrder: sortIndicesByWholeKey(matchable, units.unitOldest, arrays),
+  };
+}
+
+/** The tickets read into one entry per ticket: what the units are built from. */
+interface TicketColumns {
+  ticketCount: number;
+  ratings: Float64Array;
+  joins: Float64Array;
+  /** Constraint group of each ticket (0: no constraints); `groupCount` groups in all. */
+  ticketGroup: Int32Array;
+  groupCount: number;
+  /** Unit of each ticket (a party's tickets share one); `unitCount` units, `partyCount` of them parties. */
+  ticketUnit: Int32Array;
+  unitCount: number;
+  partyCount: number;
+  /** Whether some party has two or more tickets. */
+  hasParties: boolean;
+  /** Ticket t's server entries are `servers.ids[ticketServerStart[t] .. ticketServerStart[t+1])`. */
+  ticketServerStart: Int32Array;
+  servers: ServerEntries;
+}
+
+/** One pass over the tickets: ratings, joins, constraint groups, units and server entries. */
+function readTickets(tickets: readonly MatchTicket[], maxLatency: number, arrays: ArrayArena): TicketColumns {
+  const n = tickets.length;
   const ratings = arrays.float64(n);
   const joins = arrays.float64(n);
   const ticketGroup = arrays.int32(n);
   const ticketUnit = arrays.int32(n);
   const ticketServerStart = arrays.int32(n + 1);
-  const serverIds = intBuffer(arrays, n * 5);
-  // Created at the first latency map; entries before it are server lists (NaN).
-  let serverLatency: FloatBuffer | undefined;
-  const serverIndex = new Map<string, number>();
-  const serverNames: string[] = [];
+  const servers = new ServerEntries(arrays, n * 5, maxLatency);
   const groupIndex = new Map<string, number>();
   groupIndex.set("", 0);
   const partyIndex = new Map<string, number>();
   let unitCount = 0;
   let hasParties = false;
-
-  const serverId = (name: string): number => {
-    let id = serverIndex.get(name);
-    if (id === undefined) {
-      id = serverNames.length;
-      serverIndex.set(name, id);
-      serverNames.push(name);
-    }
-    return id;
-  };
 
   for (let t = 0; t < n; t++) {
     const ticket = tickets[t]!;
@@ -150,106 +194,78 @@ export function buildQueueModel(
       ticketUnit[t] = unit;
     }
 
-    const servers = ticket.servers;
+    servers.add(ticket.servers);
+    ticketServerStart[t + 1] = servers.ids.length;
+  }
+  return {
+    ticketCount: n,
+    ratings,
+    joins,
+    ticketGroup,
+    groupCount: groupIndex.size,
+    ticketUnit,
+    unitCount,
+    partyCount: partyIndex.size,
+    hasParties,
+    ticketServerStart,
+    servers,
+  };
+}
+
+/** Every ticket's server entries, one after the other, with the server names mapped to small ids. */
+class ServerEntries {
+  readonly ids: IntBuffer;
+  /** Created at the first latency map; entries before it are server lists (NaN). */
+  latency: FloatBuffer | undefined;
+  /** Server name by id. */
+  readonly names: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  constructor(
+    private readonly arrays: ArrayArena,
+    capacity: number,
+    /** Servers of a latency map above this are left out. */
+    private readonly maxLatency: number,
+  ) {
+    this.ids = intBuffer(arrays, capacity);
+  }
+
+  /** Appends one ticket's servers: a list in preference order, or a latency map. */
+  add(servers: MatchTicket["servers"]): void {
+    const { ids } = this;
+    let latencies = this.latency;
     if (Array.isArray(servers)) {
       for (let i = 0; i < servers.length; i++) {
-        serverIds.push(serverId(servers[i] as string));
-        if (serverLatency !== undefined) serverLatency.push(Number.NaN);
+        ids.push(this.id(servers[i] as string));
+        if (latencies !== undefined) latencies.push(Number.NaN);
       }
     } else if (servers !== null && typeof servers === "object") {
       const map = servers as Readonly<Record<string, number>>;
-      if (serverLatency === undefined) {
-        serverLatency = floatBuffer(arrays, Math.max(serverIds.data.length, 16));
-        for (let e = 0; e < serverIds.length; e++) serverLatency.push(Number.NaN);
+      if (latencies === undefined) {
+        latencies = floatBuffer(this.arrays, Math.max(ids.data.length, 16));
+        for (let e = 0; e < ids.length; e++) latencies.push(Number.NaN);
+        this.latency = latencies;
       }
+      const { maxLatency } = this;
       for (const name in map) {
         if (!hasOwn.call(map, name)) continue;
         const latency = map[name];
         if (typeof latency !== "number" || !(latency >= 0) || latency > maxLatency) continue;
-        serverIds.push(serverId(name));
-        serverLatency.push(latency);
+        ids.push(this.id(name));
+        latencies.push(latency);
       }
     }
-    ticketServerStart[t + 1] = serverIds.length;
   }
 
-  const serverCount = serverNames.length;
-
-  const units =
-    partyIndex.size === 0
-      ? singleTicketUnits(
-          arrays,
-          n,
-          playersPerTeam,
-          ratings,
-          joins,
-          ticketGroup,
-          ticketServerStart,
-          serverIds,
-          serverCount,
-        )
-      : partyUnits(
-          arrays,
-          n,
-          unitCount,
-          playersPerTeam,
-          ratings,
-          joins,
-          ticketGroup,
-          ticketUnit,
-          ticketServerStart,
-          serverIds,
-          serverCount,
-        );
-  const {
-    unitSize,
-    unitMemberStart,
-    unitMembers,
-    unitSum,
-    unitMin,
-    unitMax,
-    unitMean,
-    unitOldest,
-    unitGroup,
-    unitServerStart,
-    unitServerId,
-    eligible,
-    mask,
-  } = units;
-
-  let eligibleCount = 0;
-  for (let u = 0; u < unitCount; u++) eligibleCount += eligible[u]!;
-  const matchable = arrays.int32(eligibleCount);
-  for (let u = 0, i = 0; u < unitCount; u++) if (eligible[u] === 1) matchable[i++] = u;
-
-  const byRating = sortIndicesByKey(matchable, unitMean, arrays);
-  const ratingOrder = sortIndicesByClass(byRating, unitGroup, groupIndex.size, arrays);
-  const anchorOrder = sortIndicesByWholeKey(matchable, unitOldest, arrays);
-
-  return {
-    ticketCount: n,
-    ratings,
-    ticketServerStart,
-    ticketServerId: serverIds.data.subarray(0, serverIds.length),
-    ticketServerLatency: serverLatency?.data.subarray(0, serverLatency.length),
-    serverNames,
-    unitCount,
-    unitMemberStart,
-    unitMembers,
-    unitSize,
-    unitSum,
-    unitMin,
-    unitMax,
-    unitMean,
-    unitOldest,
-    unitGroup,
-    unitServerStart,
-    unitServerId,
-    unitServerMask: mask,
-    hasParties,
-    ratingOrder,
-    anchorOrder,
-  };
+  private id(name: string): number {
+    let id = this.index.get(name);
+    if (id === undefined) {
+      id = this.names.length;
+      this.index.set(name, id);
+      this.names.push(name);
+    }
+    return id;
+  }
 }
 
 interface Units {
@@ -269,25 +285,16 @@ interface Units {
 }
 
 /** No ticket has a party: every ticket is its own unit, and most arrays are the tickets' own. */
-function singleTicketUnits(
-  arrays: ArrayArena,
-  n: number,
-  playersPerTeam: number,
-  ratings: Float64Array,
-  joins: Float64Array,
-  ticketGroup: Int32Array,
-  ticketServerStart: Int32Array,
-  serverIds: IntBuffer,
-  serverCount: number,
-): Units {
+function singleTicketUnits(arrays: ArrayArena, columns: TicketColumns, playersPerTeam: number): Units {
+  const { ticketCount: n, ratings, ticketServerStart, servers } = columns;
   const identity = arrays.int32(n + 1);
   for (let i = 0; i <= n; i++) identity[i] = i;
   const sum = arrays.float64(n);
   // 0 + r as in a party's sum (so -0 becomes 0, exactly as the general path computes it).
   for (let t = 0; t < n; t++) sum[t] = 0 + ratings[t]!;
-  const ids = serverIds.data;
+  const ids = servers.ids.data;
   const eligible = arrays.uint8(n);
-  const mask = serverCount <= 32 ? arrays.int32(n) : undefined;
+  const mask = servers.names.length <= 32 ? arrays.int32(n) : undefined;
   const fits = playersPerTeam >= 1 ? 1 : 0;
   for (let t = 0; t < n; t++) {
     const from = ticketServerStart[t]!;
@@ -307,60 +314,36 @@ function singleTicketUnits(
     unitMin: ratings,
     unitMax: ratings,
     unitMean: sum,
-    unitOldest: joins,
-    unitGroup: ticketGroup,
+    unitOldest: columns.joins,
+    unitGroup: columns.ticketGroup,
     unitServerStart: ticketServerStart,
-    unitServerId: ids.subarray(0, serverIds.length),
+    unitServerId: ids.subarray(0, servers.ids.length),
     eligible,
     mask,
   };
 }
 
-function partyUnits(
-  arrays: ArrayArena,
-  n: number,
-  unitCount: number,
-  playersPerTeam: number,
-  ratings: Float64Array,
-  joins: Float64Array,
-  ticketGroup: Int32Array,
-  ticketUnit: Int32Array,
-  ticketServerStart: Int32Array,
-  serverIds: IntBuffer,
-  serverCount: number,
-): Units {
-  // Units: members in input order (counting sort by unit).
-  const unitSize = arrays.int32(unitCount);
-  for (let t = 0; t < n; t++) unitSize[ticketUnit[t]!]!++;
-  const unitMemberStart = arrays.int32(unitCount + 1);
-  for (let u = 0; u < unitCount; u++) unitMemberStart[u + 1] = unitMemberStart[u]! + unitSize[u]!;
-  const unitMembers = arrays.int32(n);
-  const fill = arrays.copyOf(unitMemberStart.subarray(0, unitCount));
-  for (let t = 0; t < n; t++) unitMembers[fill[ticketUnit[t]!]!++] = t;
-
+/** Some tickets share a party: a unit's ratings, join and servers are its members' together. */
+function partyUnits(arrays: ArrayArena, columns: TicketColumns, playersPerTeam: number): Units {
+  const { unitCount, ratings, joins, ticketGroup } = columns;
+  const { unitSize, unitMemberStart, unitMembers } = unitMembersOf(arrays, columns);
   const unitSum = arrays.float64(unitCount);
   const unitMin = arrays.float64(unitCount);
   const unitMax = arrays.float64(unitCount);
   const unitMean = arrays.float64(unitCount);
   const unitOldest = arrays.float64(unitCount);
   const unitGroup = arrays.int32(unitCount);
-  const unitServerStart = arrays.int32(unitCount + 1);
-  const unitServerIds = intBuffer(arrays, serverIds.length);
   const eligible = arrays.uint8(unitCount);
-  const stamp = arrays.int32(serverCount).fill(-1);
-  const seen = arrays.int32(serverCount);
-  const mask = serverCount <= 32 ? arrays.int32(unitCount) : undefined;
-
+  const servers = new SharedServers(arrays, columns);
   for (let u = 0; u < unitCount; u++) {
     const from = unitMemberStart[u]!;
     const to = unitMemberStart[u + 1]!;
-    const first = unitMembers[from]!;
     let sum = 0;
     let min = Number.POSITIVE_INFINITY;
     let max = Number.NEGATIVE_INFINITY;
     let oldest = Number.POSITIVE_INFINITY;
     let sameGroup = true;
-    const group = ticketGroup[first]!;
+    const group = ticketGroup[unitMembers[from]!]!;
     for (let m = from; m < to; m++) {
       const t = unitMembers[m]!;
       const r = ratings[t]!;
@@ -377,40 +360,9 @@ function partyUnits(
     unitMean[u] = sum / size;
     unitOldest[u] = oldest;
     unitGroup[u] = group;
-
-    // Servers every member can use, in the first member's order.
-    if (size === 1) {
-      for (let e = ticketServerStart[first]!; e < ticketServerStart[first + 1]!; e++) {
-        unitServerIds.push(serverIds.data[e]!);
-      }
-    } else {
-      for (let m = from; m < to; m++) {
-        const t = unitMembers[m]!;
-        for (let e = ticketServerStart[t]!; e < ticketServerStart[t + 1]!; e++) {
-          const s = serverIds.data[e]!;
-          if (stamp[s] !== u) {
-            stamp[s] = u;
-            seen[s] = 1;
-          } else {
-            seen[s]!++;
-          }
-        }
-      }
-      for (let e = ticketServerStart[first]!; e < ticketServerStart[first + 1]!; e++) {
-        const s = serverIds.data[e]!;
-        if (seen[s] === size) unitServerIds.push(s);
-      }
-    }
-    unitServerStart[u + 1] = unitServerIds.length;
-    if (mask !== undefined) {
-      let bits = 0;
-      for (let e = unitServerStart[u]!; e < unitServerStart[u + 1]!; e++) bits |= 1 << unitServerIds.data[e]!;
-      mask[u] = bits;
-    }
-    eligible[u] =
-      sameGroup && size <= playersPerTeam && unitServerStart[u + 1]! > unitServerStart[u]! ? 1 : 0;
+    const hasServer = servers.add(u, unitMembers, from, to);
+    eligible[u] = sameGroup && size <= playersPerTeam && hasServer ? 1 : 0;
   }
-
   return {
     unitSize,
     unitMemberStart,
@@ -421,9 +373,85 @@ function partyUnits(
     unitMean,
     unitOldest,
     unitGroup,
-    unitServerStart,
-    unitServerId: unitServerIds.data.subarray(0, unitServerIds.length),
+    unitServerStart: servers.start,
+    unitServerId: servers.ids.data.subarray(0, servers.ids.length),
     eligible,
-    mask,
+    mask: servers.mask,
   };
+}
+
+type UnitMembers = Pick<Units, "unitSize" | "unitMemberStart" | "unitMembers">;
+
+/** Each unit's members (CSR), in input order: a counting sort of the tickets by unit. */
+function unitMembersOf(arrays: ArrayArena, columns: TicketColumns): UnitMembers {
+  const { ticketCount: n, unitCount, ticketUnit } = columns;
+  const unitSize = arrays.int32(unitCount);
+  for (let t = 0; t < n; t++) unitSize[ticketUnit[t]!]!++;
+  const unitMemberStart = arrays.int32(unitCount + 1);
+  for (let u = 0; u < unitCount; u++) unitMemberStart[u + 1] = unitMemberStart[u]! + unitSize[u]!;
+  const unitMembers = arrays.int32(n);
+  const fill = arrays.copyOf(unitMemberStart.subarray(0, unitCount));
+  for (let t = 0; t < n; t++) unitMembers[fill[ticketUnit[t]!]!++] = t;
+  return { unitSize, unitMemberStart, unitMembers };
+}
+
+/** The servers every member of a unit can use (CSR over the units), in its first member's order. */
+class SharedServers {
+  /** Unit u's servers are `ids.data[start[u] .. start[u+1])`. */
+  readonly start: Int32Array;
+  readonly ids: IntBuffer;
+  /** Bit per server id of each unit when there are at most 32 servers in the request. */
+  readonly mask: Int32Array | undefined;
+  private readonly ticketServerStart: Int32Array;
+  private readonly ticketServerId: Int32Array;
+  // stamp[s] === u: server s was counted for unit u, seen[s] times.
+  private readonly stamp: Int32Array;
+  private readonly seen: Int32Array;
+
+  constructor(arrays: ArrayArena, columns: TicketColumns) {
+    const serverCount = columns.servers.names.length;
+    this.start = arrays.int32(columns.unitCount + 1);
+    this.ids = intBuffer(arrays, columns.servers.ids.length);
+    this.mask = serverCount <= 32 ? arrays.int32(columns.unitCount) : undefined;
+    this.ticketServerStart = columns.ticketServerStart;
+    this.ticketServerId = columns.servers.ids.data;
+    this.stamp = arrays.int32(serverCount).fill(-1);
+    this.seen = arrays.int32(serverCount);
+  }
+
+  /** Records the servers of unit u (the next one), of members `unitMembers[from..to)`; true if any. */
+  add(u: number, unitMembers: Int32Array, from: number, to: number): boolean {
+    const { ids, start, mask, ticketServerStart, ticketServerId, stamp, seen } = this;
+    const first = unitMembers[from]!;
+    const size = to - from;
+    if (size === 1) {
+      for (let e = ticketServerStart[first]!; e < ticketServerStart[first + 1]!; e++) {
+        ids.push(ticketServerId[e]!);
+      }
+    } else {
+      for (let m = from; m < to; m++) {
+        const t = unitMembers[m]!;
+        for (let e = ticketServerStart[t]!; e < ticketServerStart[t + 1]!; e++) {
+          const s = ticketServerId[e]!;
+          if (stamp[s] !== u) {
+            stamp[s] = u;
+            seen[s] = 1;
+          } else {
+            seen[s]!++;
+          }
+        }
+      }
+      for (let e = ticketServerStart[first]!; e < ticketServerStart[first + 1]!; e++) {
+        const s = ticketServerId[e]!;
+        if (seen[s] === size) ids.push(s);
+      }
+    }
+    start[u + 1] = ids.length;
+    if (mask !== undefined) {
+      let bits = 0;
+      for (let e = start[u]!; e < start[u + 1]!; e++) bits |= 1 << ids.data[e]!;
+      mask[u] = bits;
+    }
+    return start[u + 1]! > start[u]!;
+  }
 }

@@ -63,12 +63,16 @@ export class TeamBalancer {
   private suffix = new Float64Array(0);
   /** The sum of the combination's first k members at depth k (a double argument would be boxed per call). */
   private sumAt = new Float64Array(0);
-  private tTotal = 0;
-  private tPick = 0;
-  private tCount = 0;
-  private tSlack = 0;
-  private tBestDiff = 0;
-  private tFromSearch = false;
+  // The combination search's inputs: the members' rating total, how many members the first team
+  // takes besides member 0, and how many members there are.
+  private ratingTotal = 0;
+  private toChoose = 0;
+  private memberCount = 0;
+  /** Tolerance of the bounds, which sum ratings in another order than the combinations do. */
+  private boundSlack = 0;
+  /** The smallest |team 1 - team 2| found so far, and whether the search (not the draft) found it. */
+  private bestDifference = 0;
+  private bestFromSearch = false;
 
   /**
    * Grows the scratch arrays. Everything is allocated before anything is replaced, so a failed
@@ -229,42 +233,42 @@ export class TeamBalancer {
         sum += this.vals[i]!;
       }
     }
-    this.tTotal = total;
-    this.tPick = pick;
-    this.tCount = count;
-    this.tBestDiff = Math.abs(total - 2 * sum);
-    this.tFromSearch = false;
+    this.ratingTotal = total;
+    this.toChoose = pick;
+    this.memberCount = count;
+    this.bestDifference = Math.abs(total - 2 * sum);
+    this.bestFromSearch = false;
     // Covers the rounding of bounds computed from differently ordered sums.
-    this.tSlack = 1e-9 * (Math.abs(total) + 1);
+    this.boundSlack = 1e-9 * (Math.abs(total) + 1);
     this.sumAt[0] = this.vals[0]!;
     if (pick > 0) this.visit(1, 0);
     for (let i = 0; i < count; i++) this.best[i] = 1;
     this.best[0] = 0;
     for (let k = 0; k < pick; k++) this.best[this.bestChosen[k]!] = 0;
-    return this.tBestDiff;
+    return this.bestDifference;
   }
 
   /** Chooses member `k` of the combination from indices `start…`, the sum so far being `sumAt[k]`. */
   private visit(start: number, k: number): boolean {
     const sum = this.sumAt[k]!;
-    const r = this.tPick - k;
-    const total = this.tTotal;
-    const last = this.tCount - r;
+    const r = this.toChoose - k;
+    const total = this.ratingTotal;
+    const last = this.memberCount - r;
     for (let i = start; i <= last; i++) {
       const v = this.vals[i]!;
       // Largest reachable sum: this and the next r - 1 ratings; smallest: this and the last r - 1.
       const high = sum + (this.prefix[i + r]! - this.prefix[i]!);
-      if (total - 2 * high > this.tBestDiff + this.tSlack) return false; // later i only lower it
+      if (total - 2 * high > this.bestDifference + this.boundSlack) return false; // later i only lower it
       const low = sum + v + this.suffix[r - 1]!;
-      if (2 * low - total > this.tBestDiff + this.tSlack) continue;
+      if (2 * low - total > this.bestDifference + this.boundSlack) continue;
       const next = sum + v;
       this.chosen[k] = i;
       if (r === 1) {
         const diff = Math.abs(total - 2 * next);
-        if (diff < this.tBestDiff || (diff === this.tBestDiff && !this.tFromSearch)) {
-          this.tBestDiff = diff;
-          this.tFromSearch = true;
-          for (let j = 0; j < this.tPick; j++) this.bestChosen[j] = this.chosen[j]!;
+        if (diff < this.bestDifference || (diff === this.bestDifference && !this.bestFromSearch)) {
+          this.bestDifference = diff;
+          this.bestFromSearch = true;
+          for (let j = 0; j < this.toChoose; j++) this.bestChosen[j] = this.chosen[j]!;
           if (diff === 0) return true;
         }
       } else {

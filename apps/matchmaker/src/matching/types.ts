@@ -1,6 +1,8 @@
 /**
  * The algorithm's types. The wire shapes come from `@arena/contracts`, never restated here; the rest
- * is what the search passes between its steps.
+ * is what the search passes between its steps. Types only, importing no implementation: the search's
+ * modules all read this file, so a type from one of them here would close an import circle
+ * (`findMatches`' options, which name the search's scratch memory, live beside `findMatches`).
  */
 import type {
   GameMode,
@@ -8,27 +10,12 @@ import type {
   UnmatchedReason,
   MatchSuggestion as WireMatchSuggestion,
 } from "@arena/contracts";
-import type { SearchScratch } from "./search-scratch.js";
 
 /** A ticket as the client sent it (schema-valid); extra wire fields are carried through untouched. */
 export type MatchTicket = Ticket;
 
 /** The game mode as the client sent it; defaults are applied by `findMatches`. */
 export type MatchGameMode = GameMode;
-
-export interface MatchOptions {
-  /** Unix seconds. */
-  now: number;
-  /** Seed of the suggestion and team ids; the same seed and request give the same ids. */
-  idSeed?: string;
-  /** Also say why each unmatched ticket is waiting (`unmatchedReasons`). */
-  explain?: boolean;
-  /**
-   * Memory the search reuses between calls, owned by the caller (the HTTP shell keeps one per
-   * process); a fresh one per call when omitted. Never shared by two calls running at once.
-   */
-  scratch?: SearchScratch;
-}
 
 export interface MatchedTeam {
   id: string;
