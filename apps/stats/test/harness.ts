@@ -86,7 +86,7 @@ async function startMatchmaker(clock: TestClock): Promise<{ url: string; server:
     },
     license: validLicense(),
     logger: createLogger({ name: "matchmaker", level: "silent" }),
-    clock: () => clock.now().getTime() / 1000,
+    clock,
   });
   const server = createServer(app.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
