@@ -1,35 +1,25 @@
-import { DEFAULT_REDIS_URL } from "@arena/redis";
-import { commonConfigProperties, loadConfig } from "@arena/service-kit";
+import { databaseConfigProperties } from "@arena/database";
+import { redisConfigProperties } from "@arena/redis";
+import {
+  adminTokenConfigProperty,
+  commonConfigProperties,
+  loadConfig,
+  portConfigProperty,
+} from "@arena/service-kit";
+import { signingKeyConfigProperties } from "@arena/signing-keys";
 
 export const gatewayConfigSchema = {
   type: "object",
   required: ["ADMIN_TOKEN", "SERVICE_TOKEN", "SIGNING_KEY_SECRET"],
   properties: {
     ...commonConfigProperties,
-    PORT: { type: "integer", minimum: 0, maximum: 65535, default: 8080 },
-    DATABASE_URL: {
-      type: "string",
-      pattern: "^postgres(ql)?://",
-      default: "postgresql://postgres@127.0.0.1:5432/arena_gateway",
-    },
-    DATABASE_POOL_SIZE: {
-      type: "integer",
-      minimum: 1,
-      maximum: 200,
-      default: 10,
-      description: "PostgreSQL connections of the process at most",
-    },
-    REDIS_URL: { type: "string", pattern: "^rediss?://", default: DEFAULT_REDIS_URL },
-    REDIS_KEY_PREFIX: { type: "string", default: "arena:", description: "Start of every Redis key" },
+    ...portConfigProperty(8080),
+    ...databaseConfigProperties("arena_gateway", 10),
+    ...redisConfigProperties,
     STATS_URL: { type: "string", pattern: "^https?://", default: "http://127.0.0.1:8081" },
-    ADMIN_TOKEN: { type: "string", minLength: 16, description: "Bearer token of the /admin API" },
+    ...adminTokenConfigProperty,
     SERVICE_TOKEN: { type: "string", minLength: 16, description: "Authenticates the gateway to stats" },
-    SIGNING_KEY_SECRET: {
-      type: "string",
-      minLength: 32,
-      description: "Seals the token signing keys' private halves at rest (AES-256-GCM, HKDF-derived)",
-    },
-    SIGNING_KEY_ROTATION_DAYS: { type: "integer", minimum: 1, default: 30 },
+    ...signingKeyConfigProperties("token"),
     PUBLIC_URL: {
       type: "string",
       pattern: "^https?://",

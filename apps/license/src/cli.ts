@@ -7,9 +7,10 @@ import {
   toFieldErrors,
   validateCreateLicenseRequest,
 } from "@arena/contracts";
-import { createLogger } from "@arena/service-kit";
+import { createLogger, readConfigOrExit } from "@arena/service-kit";
 import { SigningKeys } from "@arena/signing-keys";
 import { systemClock } from "./clock.js";
+import { loadCliSettings } from "./config.js";
 import { createDatabaseClient } from "./db.js";
 import { LicenseStore } from "./licenses/license-store.js";
 import { decodeCursor } from "./licenses/list-cursor.js";
@@ -46,8 +47,9 @@ const { positionals, values } = parseArgs({
   },
 });
 const [command, ...args] = positionals;
-const databaseUrl = process.env.DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/arena_license";
-const db = createDatabaseClient(databaseUrl);
+// The service's own rules and defaults for the settings the CLI uses.
+const config = readConfigOrExit("license-cli", () => loadCliSettings());
+const db = createDatabaseClient(config.DATABASE_URL);
 const licenses = new LicenseStore(db, systemClock);
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -96,7 +98,7 @@ try {
       print(await licenses.get(args[0]!));
       break;
     case "rotate-signing-key": {
-      const secret = process.env.SIGNING_KEY_SECRET ?? fail("SIGNING_KEY_SECRET is required");
+      const secret = config.SIGNING_KEY_SECRET ?? fail("SIGNING_KEY_SECRET is required");
       const keys = new SigningKeys({
         store: licenseSigningKeyStore(db),
         clock: systemClock,
@@ -104,7 +106,7 @@ try {
         secret,
         sealingSalt: LICENSE_SEALING_SALT,
         rotateAfterMs: Number.POSITIVE_INFINITY,
-        signedTtlMs: Number(process.env.LEASE_TTL_SECONDS || 86_400) * 1000,
+        signedTtlMs: config.LEASE_TTL_SECONDS * 1000,
       });
       const key = await keys.rotate();
       print({ kid: key.kid, createdAt: key.createdAt.toISOString() });

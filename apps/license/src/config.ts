@@ -1,30 +1,21 @@
-import { commonConfigProperties, loadConfig } from "@arena/service-kit";
+import { databaseConfigProperties } from "@arena/database";
+import {
+  adminTokenConfigProperty,
+  commonConfigProperties,
+  loadConfig,
+  portConfigProperty,
+} from "@arena/service-kit";
+import { signingKeyConfigProperties } from "@arena/signing-keys";
 
 export const licenseConfigSchema = {
   type: "object",
   required: ["ADMIN_TOKEN", "SIGNING_KEY_SECRET"],
   properties: {
     ...commonConfigProperties,
-    PORT: { type: "integer", minimum: 0, maximum: 65535, default: 8082 },
-    DATABASE_URL: {
-      type: "string",
-      pattern: "^postgres(ql)?://",
-      default: "postgresql://postgres@127.0.0.1:5432/arena_license",
-    },
-    DATABASE_POOL_SIZE: {
-      type: "integer",
-      minimum: 1,
-      maximum: 200,
-      default: 10,
-      description: "PostgreSQL connections of the process at most",
-    },
-    ADMIN_TOKEN: { type: "string", minLength: 16, description: "Bearer token of the /admin API" },
-    SIGNING_KEY_SECRET: {
-      type: "string",
-      minLength: 32,
-      description: "Seals the lease signing keys' private halves at rest (AES-256-GCM, HKDF-derived)",
-    },
-    SIGNING_KEY_ROTATION_DAYS: { type: "integer", minimum: 1, default: 30 },
+    ...portConfigProperty(8082),
+    ...databaseConfigProperties("arena_license", 10),
+    ...adminTokenConfigProperty,
+    ...signingKeyConfigProperties("lease"),
     LEASE_TTL_SECONDS: { type: "integer", minimum: 60, maximum: 2_592_000, default: 86_400 },
     PUBLIC_URL: {
       type: "string",
@@ -47,4 +38,14 @@ export type LicenseConfig = ReturnType<typeof loadLicenseConfig>;
 /** The validated, frozen configuration; throws one ConfigError that lists every problem. */
 export function loadLicenseConfig(env: NodeJS.ProcessEnv = process.env) {
   return loadConfig(licenseConfigSchema, env);
+}
+
+/**
+ * The settings the CLI reads, with the same rules and defaults as the service's; none is required
+ * (only `rotate-signing-key` needs SIGNING_KEY_SECRET, and says so).
+ */
+export function loadCliSettings(env: NodeJS.ProcessEnv = process.env) {
+  const { DATABASE_URL, SIGNING_KEY_SECRET, LEASE_TTL_SECONDS } = licenseConfigSchema.properties;
+  const properties = { DATABASE_URL, SIGNING_KEY_SECRET, LEASE_TTL_SECONDS };
+  return loadConfig({ type: "object", properties } as const, env);
 }

@@ -1,4 +1,4 @@
-import { commonConfigProperties, loadConfig } from "@arena/service-kit";
+import { commonConfigProperties, loadConfig, portConfigProperty } from "@arena/service-kit";
 import { DEFAULT_WARM_UP_TICKETS } from "./warm-up.js";
 
 /** The matchmaker's whole configuration; a self-hoster needs only LICENSE_KEY (and LICENSE_URL). */
@@ -7,7 +7,7 @@ export const configSchema = {
   required: ["LICENSE_KEY"],
   properties: {
     ...commonConfigProperties,
-    PORT: { type: "integer", minimum: 0, maximum: 65535, default: 8000 },
+    ...portConfigProperty(8000),
     LICENSE_KEY: { type: "string", minLength: 1, description: "Your license key (lk_…)" },
     LICENSE_URL: { type: "string", pattern: "^https?://", default: "http://127.0.0.1:8082" },
     LICENSE_REFRESH_SECONDS: { type: "integer", minimum: 1, default: 300 },

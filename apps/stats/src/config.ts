@@ -1,18 +1,15 @@
-import { DEFAULT_REDIS_URL } from "@arena/redis";
-import { commonConfigProperties, loadConfig } from "@arena/service-kit";
-
-const DEFAULT_STATS_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/arena_stats";
+import { databaseConfigProperties } from "@arena/database";
+import { redisConfigProperties } from "@arena/redis";
+import { commonConfigProperties, loadConfig, portConfigProperty } from "@arena/service-kit";
 
 export const statsConfigSchema = {
   type: "object",
   required: ["SERVICE_TOKEN"],
   properties: {
     ...commonConfigProperties,
-    PORT: { type: "integer", minimum: 0, maximum: 65535, default: 8081 },
-    DATABASE_URL: { type: "string", pattern: "^postgres(ql)?://", default: DEFAULT_STATS_DATABASE_URL },
-    REDIS_URL: { type: "string", pattern: "^rediss?://", default: DEFAULT_REDIS_URL },
-    /** Prefix of every Redis key, so deployments (or test runs) can share one Redis. */
-    REDIS_KEY_PREFIX: { type: "string", minLength: 1, default: "arena:" },
+    ...portConfigProperty(8081),
+    ...databaseConfigProperties("arena_stats", 20),
+    ...redisConfigProperties,
     SERVICE_TOKEN: {
       type: "string",
       minLength: 16,
@@ -43,7 +40,6 @@ export const statsConfigSchema = {
       default: 10000,
       description: "Longest wait for the matchmaker's answer",
     },
-    DATABASE_POOL_SIZE: { type: "integer", minimum: 1, maximum: 200, default: 20 },
     MATCHMAKING_POOL_SIZE: {
       type: "integer",
       minimum: 1,

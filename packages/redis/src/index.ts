@@ -13,6 +13,7 @@ export {
   closeRedis,
   createRedis,
   DEFAULT_REDIS_URL,
+  redisConfigProperties,
   redisReadiness,
 } from "./redis-client.js";
 export { type RedisKeys, redisKeys } from "./redis-keys.js";

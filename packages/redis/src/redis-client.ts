@@ -2,6 +2,17 @@ import { Redis, type RedisOptions } from "ioredis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
+/** An app's Redis settings, for its config schema: the server, and the start of every key. */
+export const redisConfigProperties = {
+  REDIS_URL: { type: "string", pattern: "^rediss?://", default: DEFAULT_REDIS_URL },
+  REDIS_KEY_PREFIX: {
+    type: "string",
+    minLength: 1,
+    default: "arena:",
+    description: "Start of every Redis key, so deployments (or test runs) can share one Redis",
+  },
+} as const;
+
 export interface CreateRedisOptions {
   /** Name shown in `CLIENT LIST`, e.g. the app's name; helps an operator find a connection. */
   connectionName?: string;

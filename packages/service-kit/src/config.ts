@@ -73,6 +73,16 @@ export function readConfigOrExit<T>(name: string, load: () => T, io: ConfigExit 
 }
 
 /** Settings every service reads, to spread into an app's own config schema. */
+/** `PORT`, for an app's config schema, with the app's own default port. */
+export function portConfigProperty(defaultPort: number) {
+  return { PORT: { type: "integer", minimum: 0, maximum: 65535, default: defaultPort } } as const;
+}
+
+/** `ADMIN_TOKEN`: the operator's bearer token of an app's `/admin` API. */
+export const adminTokenConfigProperty = {
+  ADMIN_TOKEN: { type: "string", minLength: 16, description: "Bearer token of the /admin API" },
+} as const;
+
 export const commonConfigProperties = {
   HOST: { type: "string", default: "0.0.0.0", description: "Interface to listen on" },
   LOG_LEVEL: {

@@ -6,6 +6,7 @@ export {
   type TransactionalSigningKeyDatabase,
 } from "./prisma-signing-key-store.js";
 export { deriveSealingKey, open, seal } from "./sealed-box.js";
+export { signingKeyConfigProperties } from "./signing-key-config.js";
 export type { SigningKeyStore, SigningKeyTransaction, StoredSigningKey } from "./signing-key-store.js";
 export {
   type ActiveSigningKey,
