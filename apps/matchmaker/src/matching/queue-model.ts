@@ -268,21 +268,21 @@ class ServerEntries {
   }
 }
 
-interface Units {
-  unitSize: Int32Array;
-  unitMemberStart: Int32Array;
-  unitMembers: Int32Array;
-  unitSum: Float64Array;
-  unitMin: Float64Array;
-  unitMax: Float64Array;
-  unitMean: Float64Array;
-  unitOldest: Float64Array;
-  unitGroup: Int32Array;
-  unitServerStart: Int32Array;
-  unitServerId: Int32Array;
-  eligible: Uint8Array;
-  mask: Int32Array | undefined;
-}
+/** The model's unit columns as the two unit builders make them, with which units can be matched. */
+type Units = Pick<
+  QueueModel,
+  | "unitSize"
+  | "unitMemberStart"
+  | "unitMembers"
+  | "unitSum"
+  | "unitMin"
+  | "unitMax"
+  | "unitMean"
+  | "unitOldest"
+  | "unitGroup"
+  | "unitServerStart"
+  | "unitServerId"
+> & { eligible: Uint8Array; mask: Int32Array | undefined };
 
 /** No ticket has a party: every ticket is its own unit, and most arrays are the tickets' own. */
 function singleTicketUnits(arrays: ArrayArena, columns: TicketColumns, playersPerTeam: number): Units {

@@ -74,17 +74,13 @@ for i = 1, #live, 2 do
     if score then redis.call('ZADD', KEYS[1], score, member) end
   end
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('RENAME', KEYS[1], KEYS[3])
-  redis.call('PERSIST', KEYS[3])
-else
-  redis.call('DEL', KEYS[3])
-end
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('RENAME', KEYS[2], KEYS[4])
-  redis.call('PERSIST', KEYS[4])
-else
-  redis.call('DEL', KEYS[4])
+for i = 1, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    redis.call('RENAME', KEYS[i], KEYS[i + 2])
+    redis.call('PERSIST', KEYS[i + 2])
+  else
+    redis.call('DEL', KEYS[i + 2])
+  end
 end
 redis.call('SET', KEYS[5], ARGV[1])
 return 1
