@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { migrateDatabase } from "@arena/database";
 import autocannon from "autocannon";
 import { Pool } from "undici";
+import type { PlatformWiring } from "../../scripts/platform-wiring.mjs";
 import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
 import { createTenant, userToken } from "./gateway-tenant.js";
 import { ascending, median, percentileOfSorted } from "./http-timing.js";
@@ -76,12 +77,49 @@ async function sequential(origin: string, path: string, headers: Record<string, 
   return times.slice(SEQUENTIAL_REQUESTS / 10); // the first tenth warms up
 }
 
+/** The processes measured: stats and the gateway, and the two constant-answer servers for scale. */
+interface ProxyTargets {
+  stats: Service;
+  upstream: Service;
+  floor: Service;
+  gateway: Service;
+}
+
+/** The headers of one caller: through the gateway (an IdToken), and as the gateway calls stats. */
+interface Callers {
+  auth: Record<string, string>;
+  service: Record<string, string>;
+}
+
+const PATH = "/seasons";
+
 /**
  * Authenticated proxying through the real gateway (token check, role check, the tenant's rate
  * limit, undici to stats) against calling the real stats service directly, in one run; a bare
  * constant-answer server and the service kit's express floor are measured beside them, for scale.
  */
 export async function runGatewayProxyBenchmark(root: string): Promise<GatewayProxyReport> {
+  const databaseUrls = await migrateDatabases(root);
+  const redisPrefix = `arena_bench_${process.pid}:`;
+  // Stats and the gateway only: stats runs no matchmaking here.
+  const wiring: PlatformWiring = {
+    ports: { stats: BENCH_PORTS.stats, gateway: BENCH_PORTS.gateway },
+    secrets: BENCH_SECRETS,
+    databaseUrls,
+    redisKeyPrefix: redisPrefix,
+  };
+  const services: Service[] = [];
+  try {
+    const targets = await startTargets(root, wiring, services);
+    const callers = await createCallers(targets.gateway.url);
+    return await measure(targets, callers);
+  } finally {
+    await Promise.all(services.map(stopService));
+  }
+}
+
+/** The gateway's and stats' databases, migrated (they are kept between runs). */
+async function migrateDatabases(root: string): Promise<{ stats: string; gateway: string }> {
   const gatewayDir = join(root, "apps", "gateway");
   const databaseUrl =
     process.env.BENCH_GATEWAY_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/arena_bench_gateway";
@@ -99,85 +137,89 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
     schemaPath: join(statsDir, "prisma", "schema.prisma"),
     migrationsDir: join(statsDir, "prisma", "migrations"),
   });
-  const redisPrefix = `arena_bench_${process.pid}:`;
-  // Stats and the gateway only: stats runs no matchmaking here.
-  const wiring = {
-    ports: { stats: BENCH_PORTS.stats, gateway: BENCH_PORTS.gateway },
-    secrets: BENCH_SECRETS,
-    databaseUrls: { stats: statsDatabaseUrl, gateway: databaseUrl },
-    redisKeyPrefix: redisPrefix,
-  };
-  const services: Service[] = [];
-  try {
-    const stats = await startApp(root, "stats", wiring);
-    services.push(stats);
-    const upstream = await startService(
-      "upstream",
-      join(root, "bench", "dist", "constant-upstream.js"),
-      18091,
-      {},
-    );
-    services.push(upstream);
-    const floor = await startService(
-      "express-floor",
-      join(root, "bench", "dist", "express-floor.js"),
-      18093,
-      {},
-    );
-    services.push(floor);
-    const gateway = await startApp(root, "gateway", wiring, {
-      // The limit is not what is measured: high enough never to answer 429.
-      env: { TENANT_RATE_LIMIT: "1000000000" },
-    });
-    services.push(gateway);
-    const tenant = await createTenant(gateway.url);
-    const { tenantId } = tenant;
-    const token = await userToken(gateway.url, tenant, "server");
-    const auth = { authorization: token };
-    // What the gateway sends stats for this caller.
-    const service = {
-      authorization: `Bearer ${BENCH_SECRETS.serviceToken}`,
-      "x-arena-tenant": tenantId,
-      "x-arena-role": "server",
-    };
-    const path = "/seasons";
+  return { stats: statsDatabaseUrl, gateway: databaseUrl };
+}
 
-    console.log(`  warming up (${LOAD.warmupSeconds} s each)…`);
-    await load(`${stats.url}${path}`, service, LOAD.warmupSeconds);
-    await load(`${upstream.url}${path}`, {}, LOAD.warmupSeconds);
-    await load(`${floor.url}${path}`, {}, LOAD.warmupSeconds);
-    await load(`${gateway.url}${path}`, auth, LOAD.warmupSeconds);
-    console.log(`  autocannon, ${LOAD.connections} connections, ${LOAD.durationSeconds} s each…`);
-    const direct = await load(`${stats.url}${path}`, service, LOAD.durationSeconds);
-    const bareServer = await load(`${upstream.url}${path}`, {}, LOAD.durationSeconds);
-    const expressFloor = await load(`${floor.url}${path}`, {}, LOAD.durationSeconds);
-    const viaGateway = await load(`${gateway.url}${path}`, auth, LOAD.durationSeconds);
-    console.log(`  ${SEQUENTIAL_REQUESTS} sequential requests each…`);
-    const directTimes = await sequential(stats.url, path, service);
-    const gatewayTimes = await sequential(gateway.url, path, auth);
-    const seq = {
-      directP50Ms: round3(median(directTimes)),
-      directP99Ms: round3(percentileOfSorted(ascending(directTimes), 99)),
-      gatewayP50Ms: round3(median(gatewayTimes)),
-      gatewayP99Ms: round3(percentileOfSorted(ascending(gatewayTimes), 99)),
-    };
-    return {
-      load: LOAD,
-      direct,
-      bareServer,
-      expressFloor,
-      gateway: viaGateway,
-      sequential: seq,
-      addedP50Ms: round3(viaGateway.p50Ms - direct.p50Ms),
-      addedSequentialP50Ms: round3(seq.gatewayP50Ms - seq.directP50Ms),
-      throughputShare: round3(viaGateway.requestsPerSecond / direct.requestsPerSecond),
-      throughputShareOfExpressFloor: round3(viaGateway.requestsPerSecond / expressFloor.requestsPerSecond),
-      targets: { addedP50Ms: 1, throughputShare: 0.7 },
-      gatewayPeakRssMiB: peakRssMiB(gateway.child.pid!),
-    };
-  } finally {
-    await Promise.all(services.map(stopService));
-  }
+/** Starts the four targets in turn, each added to `services` as soon as it runs (to be stopped). */
+async function startTargets(
+  root: string,
+  wiring: PlatformWiring,
+  services: Service[],
+): Promise<ProxyTargets> {
+  const stats = await startApp(root, "stats", wiring);
+  services.push(stats);
+  const upstream = await startService(
+    "upstream",
+    join(root, "bench", "dist", "constant-upstream.js"),
+    18091,
+    {},
+  );
+  services.push(upstream);
+  const floor = await startService(
+    "express-floor",
+    join(root, "bench", "dist", "express-floor.js"),
+    18093,
+    {},
+  );
+  services.push(floor);
+  const gateway = await startApp(root, "gateway", wiring, {
+    // The limit is not what is measured: high enough never to answer 429.
+    env: { TENANT_RATE_LIMIT: "1000000000" },
+  });
+  services.push(gateway);
+  return { stats, upstream, floor, gateway };
+}
+
+/** A tenant's game server: its IdToken, and what the gateway sends stats for it. */
+async function createCallers(gatewayUrl: string): Promise<Callers> {
+  const tenant = await createTenant(gatewayUrl);
+  const token = await userToken(gatewayUrl, tenant, "server");
+  return {
+    auth: { authorization: token },
+    service: {
+      authorization: `Bearer ${BENCH_SECRETS.serviceToken}`,
+      "x-arena-tenant": tenant.tenantId,
+      "x-arena-role": "server",
+    },
+  };
+}
+
+/** Warm-up, then autocannon on each target, then one request at a time directly and through the gateway. */
+async function measure(targets: ProxyTargets, { auth, service }: Callers): Promise<GatewayProxyReport> {
+  const { stats, upstream, floor, gateway } = targets;
+  console.log(`  warming up (${LOAD.warmupSeconds} s each)…`);
+  await load(`${stats.url}${PATH}`, service, LOAD.warmupSeconds);
+  await load(`${upstream.url}${PATH}`, {}, LOAD.warmupSeconds);
+  await load(`${floor.url}${PATH}`, {}, LOAD.warmupSeconds);
+  await load(`${gateway.url}${PATH}`, auth, LOAD.warmupSeconds);
+  console.log(`  autocannon, ${LOAD.connections} connections, ${LOAD.durationSeconds} s each…`);
+  const direct = await load(`${stats.url}${PATH}`, service, LOAD.durationSeconds);
+  const bareServer = await load(`${upstream.url}${PATH}`, {}, LOAD.durationSeconds);
+  const expressFloor = await load(`${floor.url}${PATH}`, {}, LOAD.durationSeconds);
+  const viaGateway = await load(`${gateway.url}${PATH}`, auth, LOAD.durationSeconds);
+  console.log(`  ${SEQUENTIAL_REQUESTS} sequential requests each…`);
+  const directTimes = await sequential(stats.url, PATH, service);
+  const gatewayTimes = await sequential(gateway.url, PATH, auth);
+  const seq = {
+    directP50Ms: round3(median(directTimes)),
+    directP99Ms: round3(percentileOfSorted(ascending(directTimes), 99)),
+    gatewayP50Ms: round3(median(gatewayTimes)),
+    gatewayP99Ms: round3(percentileOfSorted(ascending(gatewayTimes), 99)),
+  };
+  return {
+    load: LOAD,
+    direct,
+    bareServer,
+    expressFloor,
+    gateway: viaGateway,
+    sequential: seq,
+    addedP50Ms: round3(viaGateway.p50Ms - direct.p50Ms),
+    addedSequentialP50Ms: round3(seq.gatewayP50Ms - seq.directP50Ms),
+    throughputShare: round3(viaGateway.requestsPerSecond / direct.requestsPerSecond),
+    throughputShareOfExpressFloor: round3(viaGateway.requestsPerSecond / expressFloor.requestsPerSecond),
+    targets: { addedP50Ms: 1, throughputShare: 0.7 },
+    gatewayPeakRssMiB: peakRssMiB(gateway.child.pid!),
+  };
 }
 
 /** The figures as Markdown, for bench/results/latest.md. */

@@ -9,7 +9,14 @@ import { createTenant, json, userToken } from "./gateway-tenant.js";
 import { ascending, percentileOfSorted, round } from "./http-timing.js";
 import { startLicensedMatchmaker } from "./licensed-matchmaker.js";
 import { nodeFlags, type Service, stopService } from "./processes.js";
-import { cpuSeconds, histogramDelta, machineCpuSeconds, scrape, total } from "./prometheus-text.js";
+import {
+  cpuSeconds,
+  histogramDelta,
+  machineCpuSeconds,
+  type Sample,
+  scrape,
+  total,
+} from "./prometheus-text.js";
 import { RestTransport, sleep, type Transport, WebSocketTransport } from "./queue-servers.js";
 import { clearPrefix } from "./stats-benchmark.js";
 
@@ -171,291 +178,69 @@ const percentiles = (values: readonly number[]) => {
   };
 };
 
+/** The game every server queues players for. */
+const GAME = { numTeams: 2, numPlayersPerTeam: 2, targetWaitingTime: 1, servers: ["eu-1", "eu-2", "us-1"] };
+
+/** How many players are offered and in what batches, over how long. */
+interface Pacing {
+  seconds: number;
+  offeredRate: number;
+  batchSize: number;
+}
+
+interface QueuePlatform {
+  matchmaker: Service;
+  stats: Service;
+  gateway: Service;
+  statsDatabaseUrl: string;
+}
+
+/** The simulated game servers, and the matches they are still confirming or completing. */
+interface Fleet {
+  transports: Transport[];
+  handling: Set<Promise<void>>;
+}
+
+/** Stats' and the matchmaker's metrics at one moment. */
+interface PlatformMetrics {
+  stats: Sample[];
+  matchmaker: Sample[];
+}
+
+/** What the load window measured, apart from what the servers counted in the tally. */
+interface LoadWindow {
+  elapsed: number;
+  before: PlatformMetrics;
+  after: PlatformMetrics;
+  cpuCores: Record<string, number>;
+  waiting: { max: number; last: number };
+}
+
 /**
  * The hosted queue end to end: the four apps as processes, ten simulated game servers
  * (half over REST polling, half over one subscribed WebSocket each) queueing unique players at a
  * paced rate, and confirming then completing every match they receive with a random result.
  */
 export async function runHostedQueueBenchmark(root: string): Promise<HostedQueueReport> {
-  const seconds = Number(process.env.BENCH_QUEUE_SECONDS ?? 60);
   const offeredRate = Number(process.env.BENCH_QUEUE_RATE ?? 1100);
-  const batchSize = Math.max(1, Math.round((offeredRate * BATCH_INTERVAL_MS) / 1000 / SERVERS));
+  const pacing: Pacing = {
+    seconds: Number(process.env.BENCH_QUEUE_SECONDS ?? 60),
+    offeredRate,
+    batchSize: Math.max(1, Math.round((offeredRate * BATCH_INTERVAL_MS) / 1000 / SERVERS)),
+  };
   const redisPrefix = `arena_bench_queue_${process.pid}:`;
   const databases: TestDatabase[] = [];
   const services: Service[] = [];
   const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
   try {
-    const database = async (app: string) => {
-      const created = await createTestDatabase({
-        schemaPath: join(root, "apps", app, "prisma", "schema.prisma"),
-        migrationsDir: join(root, "apps", app, "prisma", "migrations"),
-        prefix: `arena_bench_queue_${app}`,
-      });
-      databases.push(created);
-      return created.url;
-    };
-    const statsDatabaseUrl = await database("stats");
-    if (process.env.BENCH_PG_LOG) {
-      const dbName = new URL(statsDatabaseUrl).pathname.slice(1);
-      const admin = new pg.Client({ connectionString: statsDatabaseUrl });
-      await admin.connect();
-      if (process.env.BENCH_PG_LOG === "explain") {
-        for (const setting of [
-          "session_preload_libraries = 'auto_explain'",
-          "auto_explain.log_min_duration = 8",
-          "auto_explain.log_analyze = on",
-          "auto_explain.log_buffers = on",
-          "auto_explain.log_timing = on",
-        ])
-          await admin.query(`ALTER DATABASE "${dbName}" SET ${setting}`);
-      } else {
-        await admin.query(`ALTER DATABASE "${dbName}" SET log_min_duration_statement = 0`);
-      }
-      await admin.end();
-    }
-    const gatewayDatabaseUrl = await database("gateway");
-    const { matchmaker } = await startLicensedMatchmaker(root, services);
-    const wiring = {
-      ports: BENCH_PORTS,
-      secrets: BENCH_SECRETS,
-      databaseUrls: { stats: statsDatabaseUrl, gateway: gatewayDatabaseUrl },
-      redisKeyPrefix: redisPrefix,
-    };
-    const stats = await startApp(root, "stats", wiring, {
-      env: {
-        MATCHMAKING_INTERVAL_MS: String(LOOP_INTERVAL_MS),
-        ...(process.env.BENCH_STATS_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_STATS_POOL } : {}),
-      },
-      flags: nodeFlags("BENCH_STATS_FLAGS"),
-    });
-    services.push(stats);
-    const gateway = await startApp(root, "gateway", wiring, {
-      // The tenant's request budget is not what is measured: high enough never to answer 429.
-      env: { TENANT_RATE_LIMIT: "1000000000" },
-      flags: nodeFlags("BENCH_GATEWAY_FLAGS"),
-    });
-    services.push(gateway);
-
-    const tenant = await createTenant(gateway.url);
-    const adminToken = await userToken(gateway.url, tenant, "admin");
-    const serverToken = await userToken(gateway.url, tenant, "server");
-    const game = {
-      numTeams: 2,
-      numPlayersPerTeam: 2,
-      targetWaitingTime: 1,
-      servers: ["eu-1", "eu-2", "us-1"],
-    };
-    await json(`${gateway.url}/games/${GAME_ID}`, {
-      method: "PUT",
-      headers: { authorization: adminToken, "content-type": "application/json" },
-      body: JSON.stringify(game),
-    });
-
+    const platform = await startQueuePlatform(root, redisPrefix, databases, services);
+    const serverToken = await createGame(platform.gateway.url);
     const tally = new Tally();
-    const handling = new Set<Promise<void>>();
-    const transports: Transport[] = [];
-    const events = (transport: () => Transport) => ({
-      error: (what: string) => tally.error(what),
-      match: (match: DeliveredMatch) => {
-        const t = transport();
-        if (!tally.suggested(match, t.kind)) return;
-        const played = (async () => {
-          if ((await t.confirm(match.id)) && (await t.complete(match.id, randomResult(match))))
-            tally.completion();
-        })();
-        handling.add(played);
-        void played.finally(() => handling.delete(played));
-      },
-    });
-    for (let i = 0; i < SERVERS; i++) {
-      let transport: Transport | undefined;
-      const serverEvents = events(() => transport!);
-      transport =
-        i % 2 === 0
-          ? new RestTransport(gateway.url, serverToken, GAME_ID, serverEvents, POLL_MS)
-          : await WebSocketTransport.open(gateway.url, serverToken, GAME_ID, serverEvents, WS_MAX_IN_FLIGHT);
-      transports.push(transport);
-    }
-
-    console.log(
-      `  ${SERVERS} servers (${SERVERS / 2} REST, ${SERVERS / 2} WebSocket), ${batchSize} players per server every ${BATCH_INTERVAL_MS} ms (${offeredRate}/s offered), ${seconds} s…`,
-    );
-    const runTag = Date.now().toString(36);
-    const metricsBefore = { stats: await scrape(stats.url), matchmaker: await scrape(matchmaker.url) };
-    const cpuBefore = cpuSnapshot(services);
-    const started = performance.now();
-    const end = started + seconds * 1000;
-    const waiting = { max: 0, last: 0 };
-    // Five seconds in, the tables have rows: ANALYZE them, as autovacuum has on any database
-    // that has run a minute. Without it the foreign-key checks stay planned as on empty tables
-    // (sequential scans, ~1 ms per roster row) and the loop falls behind: see the README.
-    const analyzed = (async () => {
-      await sleep(ANALYZE_AFTER_MS);
-      const client = new pg.Client({ connectionString: statsDatabaseUrl });
-      await client.connect();
-      try {
-        await client.query("ANALYZE");
-      } finally {
-        await client.end();
-      }
-    })();
-    const sampler = (async () => {
-      while (performance.now() < end) {
-        await sleep(1000);
-        const current = total(await scrape(stats.url), "stats_queue_waiting_players", { game: GAME_ID });
-        waiting.max = Math.max(waiting.max, current);
-        waiting.last = current;
-      }
-    })();
-    await Promise.all(
-      transports.map(async (transport, server) => {
-        let next = started + (server * BATCH_INTERVAL_MS) / SERVERS;
-        let count = 0;
-        const outstanding = new Set<Promise<void>>();
-        while (next < end) {
-          await sleep(next - performance.now());
-          while (outstanding.size >= MAX_OUTSTANDING_ADDS) await Promise.race(outstanding);
-          const ids = Array.from({ length: batchSize }, () => `${runTag}-s${server}-${count++}`);
-          tally.offered += ids.length;
-          const sent = performance.now();
-          const adding = transport.add(ids).then((ok) => {
-            tally.addTimes[transport.kind].push(performance.now() - sent);
-            if (ok) tally.added(ids);
-          });
-          outstanding.add(adding);
-          void adding.finally(() => outstanding.delete(adding));
-          next = Math.max(next + BATCH_INTERVAL_MS, performance.now());
-        }
-        await Promise.all(outstanding);
-      }),
-    );
-    await analyzed;
-    const elapsed = (performance.now() - started) / 1000;
-    tally.windowOpen = false;
-    await sampler;
-    const metricsAfter = { stats: await scrape(stats.url), matchmaker: await scrape(matchmaker.url) };
-    const cpuCores = cpuCoresSince(cpuBefore, services, elapsed);
-
-    const drainUntil = performance.now() + DRAIN_SECONDS * 1000;
-    while (tally.unmatched > 0 && performance.now() < drainUntil) await sleep(100);
-    while (handling.size > 0) await Promise.all([...handling]);
-    await Promise.all(transports.map((t) => t.close()));
-
-    const check = await checkDatabase(statsDatabaseUrl);
-    const sorted = ascending(tally.latencies);
-    const routeOf = (method: string, route: string) => {
-      const h = histogramDelta(metricsBefore.stats, metricsAfter.stats, "http_request_duration_seconds", {
-        method,
-        route,
-      });
-      return { route: `${method} ${route}`, ...h };
-    };
-    const report: HostedQueueReport = {
-      seconds: round(elapsed, 1),
-      loopIntervalMs: LOOP_INTERVAL_MS,
-      game: {
-        gameId: GAME_ID,
-        mode: "2v2",
-        targetWaitingTime: game.targetWaitingTime,
-        servers: game.servers.length,
-      },
-      servers: { rest: SERVERS / 2, websocket: SERVERS / 2 },
-      pacing: {
-        batchSize,
-        batchIntervalMs: BATCH_INTERVAL_MS,
-        offeredPerSecond: Math.round(tally.offered / elapsed),
-      },
-      players: {
-        offered: tally.offered,
-        accepted: tally.accepted,
-        acceptedPerSecond: Math.round(tally.accepted / elapsed),
-        unmatchedAtEnd: tally.unmatched,
-      },
-      submitToSuggestion: {
-        players: sorted.length,
-        p50Ms: Math.round(percentileOfSorted(sorted, 50)),
-        p95Ms: Math.round(percentileOfSorted(sorted, 95)),
-        p99Ms: Math.round(percentileOfSorted(sorted, 99)),
-        maxMs: Math.round(sorted.at(-1) ?? 0),
-      },
-      matches: {
-        received: tally.received,
-        receivedTwice: tally.receivedTwice,
-        completed: tally.completed,
-        completionsPerSecond: Math.round(tally.completedInWindow / elapsed),
-      },
-      errors: {
-        count: tally.errors,
-        samples: [...tally.errorSamples].slice(0, 10).map(([what, n]) => `${n}× ${what}`),
-      },
-      playersInTwoMatches: {
-        seenByServers: tally.playersInTwoMatches,
-        inDatabase: check.playersInTwoMatches,
-      },
-      databaseMatches: check.matchesByStatus,
-      profile: {
-        tick: histogramDelta(metricsBefore.stats, metricsAfter.stats, "stats_matchmaking_tick_seconds", {
-          game: GAME_ID,
-        }),
-        tickSteps: TICK_STEPS.map((step) => ({
-          step,
-          ...histogramDelta(metricsBefore.stats, metricsAfter.stats, "stats_matchmaking_tick_step_seconds", {
-            game: GAME_ID,
-            step,
-          }),
-        })),
-        matchmakerCall: histogramDelta(
-          metricsBefore.matchmaker,
-          metricsAfter.matchmaker,
-          "http_request_duration_seconds",
-          { route: "/matchmaking/basic" },
-        ),
-        statsRoutes: [
-          routeOf("POST", "/games/:gameId/players"),
-          routeOf("POST", "/games/:gameId/matches"),
-          routeOf("POST", "/games/:gameId/matches/:matchId/statuses/confirmed"),
-          routeOf("POST", "/games/:gameId/matches/:matchId/statuses/completed"),
-        ],
-        pushes: {
-          offered: delta(metricsBefore.stats, metricsAfter.stats, "stats_match_pushes_total", {
-            outcome: "offered",
-          }),
-          unclaimed: delta(metricsBefore.stats, metricsAfter.stats, "stats_match_pushes_total", {
-            outcome: "unclaimed",
-          }),
-        },
-        suggestions: {
-          stored: delta(metricsBefore.stats, metricsAfter.stats, "stats_matches_formed_total", {
-            game: GAME_ID,
-          }),
-          dropped: delta(metricsBefore.stats, metricsAfter.stats, "stats_suggestions_dropped_total", {
-            game: GAME_ID,
-          }),
-        },
-        waitingPlayers: waiting,
-        cpuCores,
-        completionTransactions: (() => {
-          const count = delta(
-            metricsBefore.stats,
-            metricsAfter.stats,
-            "stats_match_completion_batch_size_count",
-            {},
-          );
-          const size = delta(
-            metricsBefore.stats,
-            metricsAfter.stats,
-            "stats_match_completion_batch_size_sum",
-            {},
-          );
-          return { count, meanSize: count === 0 ? 0 : round(size / count, 1) };
-        })(),
-        addAnswered: {
-          rest: percentiles(tally.addTimes.rest),
-          websocket: percentiles(tally.addTimes.websocket),
-        },
-      },
-      targets: { acceptedPerSecond: 1000, p95Ms: LOOP_INTERVAL_MS + 1000, errors: 0, playersInTwoMatches: 0 },
-    };
+    const fleet = await openServers(platform.gateway.url, serverToken, tally);
+    const measured = await runLoadWindow(platform, services, fleet, tally, pacing);
+    await drain(fleet, tally);
+    const check = await checkDatabase(platform.statsDatabaseUrl);
+    const report = queueReport(tally, measured, check, pacing.batchSize);
     console.log(hostedQueueMarkdown(report));
     return report;
   } finally {
@@ -464,6 +249,334 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
     redis.disconnect();
     for (const db of databases) await db.drop();
   }
+}
+
+/**
+ * Stats' and the gateway's databases (added to `databases`, to be dropped), then the license
+ * service, the matchmaker, stats and the gateway (added to `services`, to be stopped).
+ */
+async function startQueuePlatform(
+  root: string,
+  redisPrefix: string,
+  databases: TestDatabase[],
+  services: Service[],
+): Promise<QueuePlatform> {
+  const database = async (app: string) => {
+    const created = await createTestDatabase({
+      schemaPath: join(root, "apps", app, "prisma", "schema.prisma"),
+      migrationsDir: join(root, "apps", app, "prisma", "migrations"),
+      prefix: `arena_bench_queue_${app}`,
+    });
+    databases.push(created);
+    return created.url;
+  };
+  const statsDatabaseUrl = await database("stats");
+  if (process.env.BENCH_PG_LOG) await logStatements(statsDatabaseUrl, process.env.BENCH_PG_LOG);
+  const gatewayDatabaseUrl = await database("gateway");
+  const { matchmaker } = await startLicensedMatchmaker(root, services);
+  const wiring = {
+    ports: BENCH_PORTS,
+    secrets: BENCH_SECRETS,
+    databaseUrls: { stats: statsDatabaseUrl, gateway: gatewayDatabaseUrl },
+    redisKeyPrefix: redisPrefix,
+  };
+  const stats = await startApp(root, "stats", wiring, {
+    env: {
+      MATCHMAKING_INTERVAL_MS: String(LOOP_INTERVAL_MS),
+      ...(process.env.BENCH_STATS_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_STATS_POOL } : {}),
+    },
+    flags: nodeFlags("BENCH_STATS_FLAGS"),
+  });
+  services.push(stats);
+  const gateway = await startApp(root, "gateway", wiring, {
+    // The tenant's request budget is not what is measured: high enough never to answer 429.
+    env: { TENANT_RATE_LIMIT: "1000000000" },
+    flags: nodeFlags("BENCH_GATEWAY_FLAGS"),
+  });
+  services.push(gateway);
+  return { matchmaker, stats, gateway, statsDatabaseUrl };
+}
+
+/**
+ * BENCH_PG_LOG: PostgreSQL logs every statement on stats' database, or with `explain` the plans
+ * of those slower than 8 ms.
+ */
+async function logStatements(databaseUrl: string, mode: string): Promise<void> {
+  const dbName = new URL(databaseUrl).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  if (mode === "explain") {
+    for (const setting of [
+      "session_preload_libraries = 'auto_explain'",
+      "auto_explain.log_min_duration = 8",
+      "auto_explain.log_analyze = on",
+      "auto_explain.log_buffers = on",
+      "auto_explain.log_timing = on",
+    ])
+      await admin.query(`ALTER DATABASE "${dbName}" SET ${setting}`);
+  } else {
+    await admin.query(`ALTER DATABASE "${dbName}" SET log_min_duration_statement = 0`);
+  }
+  await admin.end();
+}
+
+/** A tenant with the benchmark's game, made by its admin; answers its game servers' token. */
+async function createGame(gatewayUrl: string): Promise<string> {
+  const tenant = await createTenant(gatewayUrl);
+  const adminToken = await userToken(gatewayUrl, tenant, "admin");
+  const serverToken = await userToken(gatewayUrl, tenant, "server");
+  await json(`${gatewayUrl}/games/${GAME_ID}`, {
+    method: "PUT",
+    headers: { authorization: adminToken, "content-type": "application/json" },
+    body: JSON.stringify(GAME),
+  });
+  return serverToken;
+}
+
+/**
+ * The game servers, the even ones over REST and the odd ones over WebSocket; each confirms, then
+ * completes, every match it receives.
+ */
+async function openServers(gatewayUrl: string, serverToken: string, tally: Tally): Promise<Fleet> {
+  const handling = new Set<Promise<void>>();
+  const transports: Transport[] = [];
+  const events = (transport: () => Transport) => ({
+    error: (what: string) => tally.error(what),
+    match: (match: DeliveredMatch) => {
+      const t = transport();
+      if (!tally.suggested(match, t.kind)) return;
+      const played = (async () => {
+        if ((await t.confirm(match.id)) && (await t.complete(match.id, randomResult(match))))
+          tally.completion();
+      })();
+      handling.add(played);
+      void played.finally(() => handling.delete(played));
+    },
+  });
+  for (let i = 0; i < SERVERS; i++) {
+    let transport: Transport | undefined;
+    const serverEvents = events(() => transport!);
+    transport =
+      i % 2 === 0
+        ? new RestTransport(gatewayUrl, serverToken, GAME_ID, serverEvents, POLL_MS)
+        : await WebSocketTransport.open(gatewayUrl, serverToken, GAME_ID, serverEvents, WS_MAX_IN_FLIGHT);
+    transports.push(transport);
+  }
+  return { transports, handling };
+}
+
+const scrapePlatform = async (platform: QueuePlatform): Promise<PlatformMetrics> => ({
+  stats: await scrape(platform.stats.url),
+  matchmaker: await scrape(platform.matchmaker.url),
+});
+
+/**
+ * The measured window: every server adds its batches for `seconds`, while the stats database is
+ * analyzed once and the waiting players are sampled; metrics and CPU are read at both ends.
+ */
+async function runLoadWindow(
+  platform: QueuePlatform,
+  services: readonly Service[],
+  fleet: Fleet,
+  tally: Tally,
+  { seconds, offeredRate, batchSize }: Pacing,
+): Promise<LoadWindow> {
+  console.log(
+    `  ${SERVERS} servers (${SERVERS / 2} REST, ${SERVERS / 2} WebSocket), ${batchSize} players per server every ${BATCH_INTERVAL_MS} ms (${offeredRate}/s offered), ${seconds} s…`,
+  );
+  const runTag = Date.now().toString(36);
+  const before = await scrapePlatform(platform);
+  const cpuBefore = cpuSnapshot(services);
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const waiting = { max: 0, last: 0 };
+  const analyzed = analyzeLater(platform.statsDatabaseUrl);
+  const sampler = sampleWaiting(platform.stats.url, end, waiting);
+  await Promise.all(
+    fleet.transports.map((transport, server) =>
+      feedServer(transport, server, { started, end, batchSize, runTag }, tally),
+    ),
+  );
+  await analyzed;
+  const elapsed = (performance.now() - started) / 1000;
+  tally.windowOpen = false;
+  await sampler;
+  const after = await scrapePlatform(platform);
+  const cpuCores = cpuCoresSince(cpuBefore, services, elapsed);
+  return { elapsed, before, after, cpuCores, waiting };
+}
+
+/**
+ * Five seconds in, the tables have rows: ANALYZE them, as autovacuum has on any database
+ * that has run a minute. Without it the foreign-key checks stay planned as on empty tables
+ * (sequential scans, ~1 ms per roster row) and the loop falls behind: see the README.
+ */
+async function analyzeLater(databaseUrl: string): Promise<void> {
+  await sleep(ANALYZE_AFTER_MS);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("ANALYZE");
+  } finally {
+    await client.end();
+  }
+}
+
+/** Each second until `end`, the players waiting at stats' last tick, into `waiting`. */
+async function sampleWaiting(statsUrl: string, end: number, waiting: LoadWindow["waiting"]): Promise<void> {
+  while (performance.now() < end) {
+    await sleep(1000);
+    const current = total(await scrape(statsUrl), "stats_queue_waiting_players", { game: GAME_ID });
+    waiting.max = Math.max(waiting.max, current);
+    waiting.last = current;
+  }
+}
+
+/**
+ * One server's adds: a batch of new players every BATCH_INTERVAL_MS from its own offset in the
+ * interval until `end`, at most MAX_OUTSTANDING_ADDS unanswered at once.
+ */
+async function feedServer(
+  transport: Transport,
+  server: number,
+  schedule: { started: number; end: number; batchSize: number; runTag: string },
+  tally: Tally,
+): Promise<void> {
+  const { started, end, batchSize, runTag } = schedule;
+  let next = started + (server * BATCH_INTERVAL_MS) / SERVERS;
+  let count = 0;
+  const outstanding = new Set<Promise<void>>();
+  while (next < end) {
+    await sleep(next - performance.now());
+    while (outstanding.size >= MAX_OUTSTANDING_ADDS) await Promise.race(outstanding);
+    const ids = Array.from({ length: batchSize }, () => `${runTag}-s${server}-${count++}`);
+    tally.offered += ids.length;
+    const sent = performance.now();
+    const adding = transport.add(ids).then((ok) => {
+      tally.addTimes[transport.kind].push(performance.now() - sent);
+      if (ok) tally.added(ids);
+    });
+    outstanding.add(adding);
+    void adding.finally(() => outstanding.delete(adding));
+    next = Math.max(next + BATCH_INTERVAL_MS, performance.now());
+  }
+  await Promise.all(outstanding);
+}
+
+/**
+ * After the window: the players still waiting get DRAIN_SECONDS to be suggested, every match under
+ * way is played to its end, and the servers close.
+ */
+async function drain({ transports, handling }: Fleet, tally: Tally): Promise<void> {
+  const drainUntil = performance.now() + DRAIN_SECONDS * 1000;
+  while (tally.unmatched > 0 && performance.now() < drainUntil) await sleep(100);
+  while (handling.size > 0) await Promise.all([...handling]);
+  await Promise.all(transports.map((t) => t.close()));
+}
+
+function queueReport(
+  tally: Tally,
+  { elapsed, ...measured }: LoadWindow,
+  check: Awaited<ReturnType<typeof checkDatabase>>,
+  batchSize: number,
+): HostedQueueReport {
+  const sorted = ascending(tally.latencies);
+  return {
+    seconds: round(elapsed, 1),
+    loopIntervalMs: LOOP_INTERVAL_MS,
+    game: {
+      gameId: GAME_ID,
+      mode: "2v2",
+      targetWaitingTime: GAME.targetWaitingTime,
+      servers: GAME.servers.length,
+    },
+    servers: { rest: SERVERS / 2, websocket: SERVERS / 2 },
+    pacing: {
+      batchSize,
+      batchIntervalMs: BATCH_INTERVAL_MS,
+      offeredPerSecond: Math.round(tally.offered / elapsed),
+    },
+    players: {
+      offered: tally.offered,
+      accepted: tally.accepted,
+      acceptedPerSecond: Math.round(tally.accepted / elapsed),
+      unmatchedAtEnd: tally.unmatched,
+    },
+    submitToSuggestion: {
+      players: sorted.length,
+      p50Ms: Math.round(percentileOfSorted(sorted, 50)),
+      p95Ms: Math.round(percentileOfSorted(sorted, 95)),
+      p99Ms: Math.round(percentileOfSorted(sorted, 99)),
+      maxMs: Math.round(sorted.at(-1) ?? 0),
+    },
+    matches: {
+      received: tally.received,
+      receivedTwice: tally.receivedTwice,
+      completed: tally.completed,
+      completionsPerSecond: Math.round(tally.completedInWindow / elapsed),
+    },
+    errors: {
+      count: tally.errors,
+      samples: [...tally.errorSamples].slice(0, 10).map(([what, n]) => `${n}× ${what}`),
+    },
+    playersInTwoMatches: { seenByServers: tally.playersInTwoMatches, inDatabase: check.playersInTwoMatches },
+    databaseMatches: check.matchesByStatus,
+    profile: queueProfile(tally, measured),
+    targets: { acceptedPerSecond: 1000, p95Ms: LOOP_INTERVAL_MS + 1000, errors: 0, playersInTwoMatches: 0 },
+  };
+}
+
+/** Where the time went, from the apps' metrics over the window and the servers' own timings. */
+function queueProfile(
+  tally: Tally,
+  { before, after, cpuCores, waiting }: Omit<LoadWindow, "elapsed">,
+): QueueProfile {
+  const statsDelta = (name: string, where: Record<string, string>) =>
+    delta(before.stats, after.stats, name, where);
+  return {
+    tick: histogramDelta(before.stats, after.stats, "stats_matchmaking_tick_seconds", { game: GAME_ID }),
+    tickSteps: TICK_STEPS.map((step) => ({
+      step,
+      ...histogramDelta(before.stats, after.stats, "stats_matchmaking_tick_step_seconds", {
+        game: GAME_ID,
+        step,
+      }),
+    })),
+    matchmakerCall: histogramDelta(before.matchmaker, after.matchmaker, "http_request_duration_seconds", {
+      route: "/matchmaking/basic",
+    }),
+    statsRoutes: statsRoutes(before.stats, after.stats),
+    pushes: {
+      offered: statsDelta("stats_match_pushes_total", { outcome: "offered" }),
+      unclaimed: statsDelta("stats_match_pushes_total", { outcome: "unclaimed" }),
+    },
+    suggestions: {
+      stored: statsDelta("stats_matches_formed_total", { game: GAME_ID }),
+      dropped: statsDelta("stats_suggestions_dropped_total", { game: GAME_ID }),
+    },
+    waitingPlayers: waiting,
+    cpuCores,
+    completionTransactions: (() => {
+      const count = statsDelta("stats_match_completion_batch_size_count", {});
+      const size = statsDelta("stats_match_completion_batch_size_sum", {});
+      return { count, meanSize: count === 0 ? 0 : round(size / count, 1) };
+    })(),
+    addAnswered: { rest: percentiles(tally.addTimes.rest), websocket: percentiles(tally.addTimes.websocket) },
+  };
+}
+
+/** Stats' own time on the hosted routes the game servers call. */
+function statsRoutes(before: Sample[], after: Sample[]): QueueProfile["statsRoutes"] {
+  const routeOf = (method: string, route: string) => ({
+    route: `${method} ${route}`,
+    ...histogramDelta(before, after, "http_request_duration_seconds", { method, route }),
+  });
+  return [
+    routeOf("POST", "/games/:gameId/players"),
+    routeOf("POST", "/games/:gameId/matches"),
+    routeOf("POST", "/games/:gameId/matches/:matchId/statuses/confirmed"),
+    routeOf("POST", "/games/:gameId/matches/:matchId/statuses/completed"),
+  ];
 }
 
 const delta = (

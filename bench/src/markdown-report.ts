@@ -39,9 +39,39 @@ const table = (header: string[], rows: string[][]) =>
 
 /** The figures as Markdown, written beside latest.json so the README quotes a generated file. */
 export function markdownReport(report: BenchReport): string {
-  const speed = table(
+  return [
+    `Measured ${report.generatedAt.slice(0, 10)} on ${report.machine.cpus} cores, Node ${report.machine.node}.`,
+    "",
+    "**Speed**: median wall time of one request over HTTP, interleaved with a bare echo server that only parses the same body and serializes the tickets back (the floor any HTTP matchmaker pays). The ratio is the median of the per-run ratios (each matchmaker request against the echo request just before it).",
+    "",
+    speedTable(report.matchmakerSpeed),
+    "",
+    `Growth: ${growthLine(report.growth)}. Peak RSS: matchmaker ${report.memory.matchmakerPeakRssMiB} MiB, echo ${report.memory.echoPeakRssMiB} MiB.`,
+    "",
+    "**Match size**: one request of 100k tickets per shape, up to the largest match the default `MAX_MATCH_PLAYERS` (1000) allows; the last row is a refused oversized mode.",
+    "",
+    shapesTable(report.shapes),
+    "",
+    "**Explain**: the same queue with and without `explain`, interleaved.",
+    "",
+    explainTable(report.explain),
+    "",
+    "**First request**: a freshly started matchmaker (warm-up included) is sent a request as soon as `/readyz` answers 200, then the same request until the time is steady; several fresh starts, the medians of their times and ratios.",
+    "",
+    firstRequestTable(report.firstRequest),
+    "",
+    "**Quality**: a queue replayed second by second (see apps/matchmaker/ALGORITHM.md).",
+    "",
+    qualitySection(report.quality as QualityReport),
+    "",
+    ...(report.stats ? [statsSection(report.stats)] : []),
+  ].join("\n");
+}
+
+function speedTable(cases: SpeedCase[]): string {
+  return table(
     ["mode", "tickets", "request", "echo floor (median)", "matchmaker (median)", "ratio", "matched"],
-    report.matchmakerSpeed.map((c) => [
+    cases.map((c) => [
       c.mode,
       c.tickets.toLocaleString("en"),
       `${c.requestMiB} MiB`,
@@ -51,14 +81,20 @@ export function markdownReport(report: BenchReport): string {
       `${(c.matchedShare * 100).toFixed(1)} %`,
     ]),
   );
-  const growth = report.growth
+}
+
+function growthLine(growth: BenchReport["growth"]): string {
+  return growth
     .map(
       (g) => `${g.mode} ×${g.factor10kTo100k} from 10k to 100k tickets (n log n would be ×${g.nLogNFactor})`,
     )
     .join("; ");
-  const shapes = table(
+}
+
+function shapesTable(cases: ShapeCase[]): string {
+  return table(
     ["match (teams × players)", "players", "tickets", "median", "slowest", "status"],
-    report.shapes.map((c) => [
+    cases.map((c) => [
       c.shape,
       String(c.players),
       c.tickets.toLocaleString("en"),
@@ -67,9 +103,12 @@ export function markdownReport(report: BenchReport): string {
       String(c.status),
     ]),
   );
-  const explain = table(
+}
+
+function explainTable(cases: ExplainCase[]): string {
+  return table(
     ["mode", "tickets", "plain (median)", "explain (median)", "ratio", "unmatched explained"],
-    report.explain.map((c) => [
+    cases.map((c) => [
       c.mode,
       c.tickets.toLocaleString("en"),
       `${c.plainMedianMs} ms`,
@@ -78,9 +117,12 @@ export function markdownReport(report: BenchReport): string {
       c.unmatched.toLocaleString("en"),
     ]),
   );
-  const firstRequest = table(
+}
+
+function firstRequestTable(cases: FirstRequestCase[]): string {
+  return table(
     ["mode", "tickets", "first request after /readyz", "steady (median)", "ratio", "every start"],
-    report.firstRequest.map((c) => [
+    cases.map((c) => [
       c.mode,
       c.tickets.toLocaleString("en"),
       `${c.firstMs} ms`,
@@ -89,7 +131,11 @@ export function markdownReport(report: BenchReport): string {
       (c.ratios ?? [c.ratio]).map((r) => `×${r}`).join(", "),
     ]),
   );
-  const quality = (report.quality as QualityReport).scenarios
+}
+
+/** One table per replayed scenario. */
+function qualitySection(quality: QualityReport): string {
+  return quality.scenarios
     .map((s) => {
       const rows = s.strategies.map((m) => [
         m.strategy,
@@ -105,33 +151,6 @@ export function markdownReport(report: BenchReport): string {
       )}`;
     })
     .join("\n\n");
-  return [
-    `Measured ${report.generatedAt.slice(0, 10)} on ${report.machine.cpus} cores, Node ${report.machine.node}.`,
-    "",
-    "**Speed**: median wall time of one request over HTTP, interleaved with a bare echo server that only parses the same body and serializes the tickets back (the floor any HTTP matchmaker pays). The ratio is the median of the per-run ratios (each matchmaker request against the echo request just before it).",
-    "",
-    speed,
-    "",
-    `Growth: ${growth}. Peak RSS: matchmaker ${report.memory.matchmakerPeakRssMiB} MiB, echo ${report.memory.echoPeakRssMiB} MiB.`,
-    "",
-    "**Match size**: one request of 100k tickets per shape, up to the largest match the default `MAX_MATCH_PLAYERS` (1000) allows; the last row is a refused oversized mode.",
-    "",
-    shapes,
-    "",
-    "**Explain**: the same queue with and without `explain`, interleaved.",
-    "",
-    explain,
-    "",
-    "**First request**: a freshly started matchmaker (warm-up included) is sent a request as soon as `/readyz` answers 200, then the same request until the time is steady; several fresh starts, the medians of their times and ratios.",
-    "",
-    firstRequest,
-    "",
-    "**Quality**: a queue replayed second by second (see apps/matchmaker/ALGORITHM.md).",
-    "",
-    quality,
-    "",
-    ...(report.stats ? [statsSection(report.stats)] : []),
-  ].join("\n");
 }
 
 function statsSection(stats: StatsBenchReport): string {

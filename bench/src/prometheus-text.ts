@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 
 /** One sample of a Prometheus text exposition: name, labels, value. */
-interface Sample {
+export interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;

@@ -35,6 +35,20 @@ export interface StatsBenchReport {
 // A fixed pseudo-random walk (same ranks and players every run).
 const spread = (i: number, n: number) => Number((BigInt(i) * 2_654_435_761n) % BigInt(n));
 
+/** The leaderboards read, by entries. */
+const BOARD_SIZES = [100_000, 1_000_000];
+/** The completions measured, one game each, on matches seeded confirmed. */
+const COMPLETION_RUNS = [
+  { mode: "2v2", gameId: "c2v2", prefix: "a", numTeams: 2, teamSize: 2, matches: 8_000 },
+  { mode: "5v5", gameId: "c5v5", prefix: "b", numTeams: 2, teamSize: 5, matches: 3_000 },
+];
+/** What every request to stats (and to the floor) carries: the service token, as an admin. */
+const HEADERS = {
+  authorization: `Bearer ${SERVICE_TOKEN}`,
+  "x-arena-tenant": TENANT,
+  "x-arena-role": "admin",
+};
+
 export async function runStatsBenchmark(root: string): Promise<StatsBenchReport> {
   const statsDir = join(root, "apps", "stats");
   const databaseUrl =
@@ -44,21 +58,7 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
     schemaPath: join(statsDir, "prisma", "schema.prisma"),
     migrationsDir: join(statsDir, "prisma", "migrations"),
   });
-  const sizes = [100_000, 1_000_000];
-  const completionRuns = [
-    { mode: "2v2", gameId: "c2v2", prefix: "a", numTeams: 2, teamSize: 2, matches: 8_000 },
-    { mode: "5v5", gameId: "c5v5", prefix: "b", numTeams: 2, teamSize: 5, matches: 3_000 },
-  ];
-  const seeder = await StatsSeeder.connect(databaseUrl);
-  console.log("Seeding the stats database (boards of 100k and 1M players, confirmed matches)...");
-  try {
-    await seeder.reset();
-    for (const size of sizes) await seeder.board(TENANT, boardId(size), size);
-    for (const r of completionRuns)
-      await seeder.matches(TENANT, r.gameId, r.prefix, r.matches, r.numTeams, r.teamSize);
-  } finally {
-    await seeder.close();
-  }
+  await seedDatabase(databaseUrl);
   const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
   await clearPrefix(redis, PREFIX);
 
@@ -81,95 +81,12 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
       "/readyz",
     );
     const url = service.url;
-    const headers = {
-      authorization: `Bearer ${SERVICE_TOKEN}`,
-      "x-arena-tenant": TENANT,
-      "x-arena-role": "admin",
-    };
-    for (const size of sizes) await putGame(url, headers, boardId(size), 2, 1);
-    for (const r of completionRuns) await putGame(url, headers, r.gameId, r.numTeams, r.teamSize);
-
-    // Rebuild: Redis holds nothing, so the first read rebuilds the board from PostgreSQL.
-    const rebuild: StatsBenchReport["rebuild"] = [];
-    for (const size of sizes) {
-      const before = await rebuildSecondsSum(url);
-      const started = process.hrtime.bigint();
-      await readBoard(url, headers, boardId(size), { count: 1 });
-      const firstReadSeconds = round(Number(process.hrtime.bigint() - started) / 1e9, 2);
-      const rebuildSeconds = round((await rebuildSecondsSum(url)) - before, 2);
-      rebuild.push({ boardSize: size, firstReadSeconds, rebuildSeconds });
-      console.log(
-        `  rebuild of ${size.toLocaleString("en")} entries: ${rebuildSeconds} s (first read ${firstReadSeconds} s)`,
-      );
-    }
-
+    for (const size of BOARD_SIZES) await putGame(url, HEADERS, boardId(size), 2, 1);
+    for (const r of COMPLETION_RUNS) await putGame(url, HEADERS, r.gameId, r.numTeams, r.teamSize);
+    const rebuild = await measureRebuilds(url);
     const reads: BoardReads[] = [];
-    for (const size of sizes) {
-      const game = boardId(size);
-      const key = `${PREFIX}{${TENANT}:${game}}:board:S1`;
-      const board = new Leaderboard(redis, key, { sortPolicy: "high-to-low", updatePolicy: "replace" });
-      const variants = [
-        {
-          variant: "fromTop" as const,
-          body: () => ({ count: PAGE }),
-          library: () => board.top(PAGE),
-        },
-        {
-          variant: "fromRank" as const,
-          body: (i: number) => ({ count: PAGE, fromRank: 1 + spread(i, size - PAGE) }),
-          library: (i: number) => {
-            const from = 1 + spread(i, size - PAGE);
-            return board.list(from, from + PAGE - 1);
-          },
-        },
-        {
-          variant: "aroundPlayer" as const,
-          body: (i: number) => ({ count: PAGE / 2, playerId: `p${1 + spread(i, size)}` }),
-          library: (i: number) => board.around(`p${1 + spread(i, size)}`, PAGE / 2),
-        },
-      ];
-      for (const v of variants) {
-        // The floor gets the same request (method, headers, body) and answers a constant.
-        const floor = await loadTest({
-          url: `${floorService.url}/ping`,
-          method: "POST",
-          headers,
-          request: (i) => ({ body: JSON.stringify(v.body(i)) }),
-        });
-        const stats = await loadTest({
-          url: `${url}/games/${game}/leaderboard`,
-          method: "POST",
-          headers,
-          request: (i) => ({ body: JSON.stringify(v.body(i)) }),
-        });
-        const redisRank = await loadInProcess(v.library);
-        const shareOfFloor = round(stats.requestsPerSecond / floor.requestsPerSecond, 2);
-        reads.push({ boardSize: size, variant: v.variant, stats, redisRank, floor, shareOfFloor });
-        console.log(
-          `  ${size.toLocaleString("en")} ${v.variant}: stats ${stats.requestsPerSecond}/s p99 ${stats.p99Ms} ms, ` +
-            `redis-rank ${redisRank.requestsPerSecond}/s p99 ${redisRank.p99Ms} ms, floor ${floor.requestsPerSecond}/s ` +
-            `(${Math.round(shareOfFloor * 100)} %)`,
-        );
-      }
-    }
-
-    const completions: StatsBenchReport["completions"] = [];
-    for (const r of completionRuns) {
-      const result = await loadTest({
-        url: `${url}/games/${r.gameId}/matches/${seededMatchId(r.prefix, 0)}/statuses/completed`,
-        method: "POST",
-        headers: { ...headers, "x-arena-role": "server" },
-        amount: r.matches,
-        request: (i) => ({
-          path: `/games/${r.gameId}/matches/${seededMatchId(r.prefix, i)}/statuses/completed`,
-          body: seededCompletion(r.prefix, i, r.numTeams, r.teamSize),
-        }),
-      });
-      completions.push({ mode: r.mode, matches: r.matches, result });
-      console.log(
-        `  completions ${r.mode}: ${result.requestsPerSecond}/s p99 ${result.p99Ms} ms, errors ${result.errors}`,
-      );
-    }
+    for (const size of BOARD_SIZES) reads.push(...(await measureReads(url, floorService.url, redis, size)));
+    const completions = await measureCompletions(url);
     return { connections: 32, reads, completions, rebuild };
   } finally {
     if (service) await stopService(service);
@@ -177,6 +94,126 @@ export async function runStatsBenchmark(root: string): Promise<StatsBenchReport>
     await clearPrefix(redis, PREFIX);
     redis.disconnect();
   }
+}
+
+/** Empties the stats database, then seeds the boards and the confirmed matches. */
+async function seedDatabase(databaseUrl: string): Promise<void> {
+  const seeder = await StatsSeeder.connect(databaseUrl);
+  console.log("Seeding the stats database (boards of 100k and 1M players, confirmed matches)...");
+  try {
+    await seeder.reset();
+    for (const size of BOARD_SIZES) await seeder.board(TENANT, boardId(size), size);
+    for (const r of COMPLETION_RUNS)
+      await seeder.matches(TENANT, r.gameId, r.prefix, r.matches, r.numTeams, r.teamSize);
+  } finally {
+    await seeder.close();
+  }
+}
+
+/** Redis holds nothing, so each board's first read rebuilds it from PostgreSQL. */
+async function measureRebuilds(url: string): Promise<StatsBenchReport["rebuild"]> {
+  const rebuild: StatsBenchReport["rebuild"] = [];
+  for (const size of BOARD_SIZES) {
+    const before = await rebuildSecondsSum(url);
+    const started = process.hrtime.bigint();
+    await readBoard(url, HEADERS, boardId(size), { count: 1 });
+    const firstReadSeconds = round(Number(process.hrtime.bigint() - started) / 1e9, 2);
+    const rebuildSeconds = round((await rebuildSecondsSum(url)) - before, 2);
+    rebuild.push({ boardSize: size, firstReadSeconds, rebuildSeconds });
+    console.log(
+      `  rebuild of ${size.toLocaleString("en")} entries: ${rebuildSeconds} s (first read ${firstReadSeconds} s)`,
+    );
+  }
+  return rebuild;
+}
+
+/** One way of reading a board: the request stats is sent, and the same read through redis-rank. */
+interface ReadVariant {
+  variant: BoardReads["variant"];
+  body: (i: number) => object;
+  library: (i: number) => Promise<unknown>;
+}
+
+function readVariants(board: Leaderboard, size: number): ReadVariant[] {
+  return [
+    {
+      variant: "fromTop",
+      body: () => ({ count: PAGE }),
+      library: () => board.top(PAGE),
+    },
+    {
+      variant: "fromRank",
+      body: (i) => ({ count: PAGE, fromRank: 1 + spread(i, size - PAGE) }),
+      library: (i) => {
+        const from = 1 + spread(i, size - PAGE);
+        return board.list(from, from + PAGE - 1);
+      },
+    },
+    {
+      variant: "aroundPlayer",
+      body: (i) => ({ count: PAGE / 2, playerId: `p${1 + spread(i, size)}` }),
+      library: (i) => board.around(`p${1 + spread(i, size)}`, PAGE / 2),
+    },
+  ];
+}
+
+/** Each read variant on one board: the floor, the stats API, then redis-rank on the same keys. */
+async function measureReads(
+  url: string,
+  floorUrl: string,
+  redis: Redis,
+  size: number,
+): Promise<BoardReads[]> {
+  const game = boardId(size);
+  const key = `${PREFIX}{${TENANT}:${game}}:board:S1`;
+  const board = new Leaderboard(redis, key, { sortPolicy: "high-to-low", updatePolicy: "replace" });
+  const reads: BoardReads[] = [];
+  for (const v of readVariants(board, size)) {
+    // The floor gets the same request (method, headers, body) and answers a constant.
+    const floor = await loadTest({
+      url: `${floorUrl}/ping`,
+      method: "POST",
+      headers: HEADERS,
+      request: (i) => ({ body: JSON.stringify(v.body(i)) }),
+    });
+    const stats = await loadTest({
+      url: `${url}/games/${game}/leaderboard`,
+      method: "POST",
+      headers: HEADERS,
+      request: (i) => ({ body: JSON.stringify(v.body(i)) }),
+    });
+    const redisRank = await loadInProcess(v.library);
+    const shareOfFloor = round(stats.requestsPerSecond / floor.requestsPerSecond, 2);
+    reads.push({ boardSize: size, variant: v.variant, stats, redisRank, floor, shareOfFloor });
+    console.log(
+      `  ${size.toLocaleString("en")} ${v.variant}: stats ${stats.requestsPerSecond}/s p99 ${stats.p99Ms} ms, ` +
+        `redis-rank ${redisRank.requestsPerSecond}/s p99 ${redisRank.p99Ms} ms, floor ${floor.requestsPerSecond}/s ` +
+        `(${Math.round(shareOfFloor * 100)} %)`,
+    );
+  }
+  return reads;
+}
+
+/** Every seeded match completed once, by a game server, distinct matches with no shared players. */
+async function measureCompletions(url: string): Promise<StatsBenchReport["completions"]> {
+  const completions: StatsBenchReport["completions"] = [];
+  for (const r of COMPLETION_RUNS) {
+    const result = await loadTest({
+      url: `${url}/games/${r.gameId}/matches/${seededMatchId(r.prefix, 0)}/statuses/completed`,
+      method: "POST",
+      headers: { ...HEADERS, "x-arena-role": "server" },
+      amount: r.matches,
+      request: (i) => ({
+        path: `/games/${r.gameId}/matches/${seededMatchId(r.prefix, i)}/statuses/completed`,
+        body: seededCompletion(r.prefix, i, r.numTeams, r.teamSize),
+      }),
+    });
+    completions.push({ mode: r.mode, matches: r.matches, result });
+    console.log(
+      `  completions ${r.mode}: ${result.requestsPerSecond}/s p99 ${result.p99Ms} ms, errors ${result.errors}`,
+    );
+  }
+  return completions;
 }
 
 const boardId = (size: number) => (size >= 1_000_000 ? `board${size / 1_000_000}m` : `board${size / 1000}k`);

@@ -112,98 +112,144 @@ function stagesNeeded(
   return uses;
 }
 
+/** What every stage's replay reads, and where it records its stages and RUN lines. */
+interface ReplayContext extends RunContext {
+  workDir: string;
+  contextDir: string;
+  buildArgs: Record<string, string>;
+  globalArgs: Record<string, string>;
+  /** The stages replayed so far, by name (or index). */
+  states: Map<string, StageState>;
+  runs: ReplayedImage["runs"];
+}
+
 export async function replayDockerfile(options: ReplayOptions): Promise<ReplayedImage> {
   const { dockerfile: file, workDir } = options;
   const log = options.log ?? (() => {});
   const roots = containerRoots(file);
   const buildArgs = options.buildArgs ?? {};
+  checkBuildArgs(file, buildArgs);
+  const globalArgs = globalArgValues(file, buildArgs);
+  const toolsDir = join(workDir, "tools");
+  await mkdir(toolsDir, { recursive: true });
+  const target = finalStage(file);
+  const needed = stagesNeeded(file, target, globalArgs);
+  const ctx: ReplayContext = {
+    roots,
+    toolsDir,
+    repoRoot: options.repoRoot,
+    log,
+    workDir,
+    contextDir: options.contextDir,
+    buildArgs,
+    globalArgs,
+    states: new Map(),
+    runs: [],
+  };
+  let state: StageState | undefined;
+  for (const stage of file.stages) {
+    if (!needed.has(stage.index)) continue;
+    state = await enterStage(file, stage, needed, ctx);
+    for (const ins of stage.instructions) await replayInstruction(ins, state, ctx);
+  }
+  return replayedImage(state!, ctx.runs);
+}
+
+/** Like `docker build`, refuses a build arg the Dockerfile does not declare. */
+function checkBuildArgs(file: Dockerfile, buildArgs: Record<string, string>): void {
   const declared = [...file.globalArgs, ...file.stages.flatMap((s) => s.instructions)]
     .filter((ins) => ins.keyword === "ARG")
     .map((ins) => argDeclaration(ins, {})[0]);
   for (const name of Object.keys(buildArgs))
     if (!declared.includes(name))
       throw new Error(`--build-arg ${name}: the Dockerfile declares no ARG ${name}`);
-  const globalArgs = globalArgValues(file, buildArgs);
-  const toolsDir = join(workDir, "tools");
-  await mkdir(toolsDir, { recursive: true });
-  const target = finalStage(file);
-  const needed = stagesNeeded(file, target, globalArgs);
-  const states = new Map<string, StageState>();
-  const runs: ReplayedImage["runs"] = [];
+}
 
-  let state: StageState | undefined;
-  for (const stage of file.stages) {
-    if (!needed.has(stage.index)) continue;
-    const name = stage.name ?? String(stage.index);
-    const root = join(workDir, "stages", name);
-    await rm(root, { recursive: true, force: true });
-    const from = expand(stage.from, globalArgs);
-    if (from === "") throw new Error(`FROM ${stage.from} names nothing: is a build arg missing?`);
-    const parent = states.get(from);
-    if (parent) {
-      const parentStage = file.stages.find((st) => (st.name ?? String(st.index)) === parent.name)!;
-      if (needed.get(parentStage.index) === 1) await rename(parent.root, root);
-      else await cp(parent.root, root, { recursive: true, verbatimSymlinks: true });
-      state = { ...structuredClone(parent), name, root, args: {} };
-    } else {
-      await mkdir(root, { recursive: true });
-      state = { name, root, env: {}, args: {}, workdir: "/", expose: [], cmd: [], base: from };
-    }
-    states.set(name, state);
-    const s = state;
-    const hostPath = (p: string) => join(s.root, posix.resolve(s.workdir, p));
-    const vars = () => ({ ...s.args, ...s.env });
-    for (const ins of stage.instructions) {
-      switch (ins.keyword) {
-        case "ARG": {
-          const [argName, value] = argDeclaration(ins, vars());
-          s.args[argName] = buildArgs[argName] ?? value ?? globalArgs[argName] ?? "";
-          break;
-        }
-        case "ENV":
-          for (const [k, v] of parseAssignments(ins.args, vars())) s.env[k] = v;
-          break;
-        case "WORKDIR":
-          s.workdir = posix.resolve(s.workdir, expand(ins.args, vars()));
-          await mkdir(hostPath(s.workdir), { recursive: true });
-          break;
-        case "COPY":
-          await copy(ins, s, states, options.contextDir, vars());
-          break;
-        case "RUN": {
-          const started = Date.now();
-          await run(ins, s, { roots, toolsDir, repoRoot: options.repoRoot, log });
-          runs.push({ stage: name, command: ins.args, seconds: (Date.now() - started) / 1000 });
-          log(`[${name}] ${((Date.now() - started) / 1000).toFixed(1)} s`);
-          break;
-        }
-        case "USER":
-          s.user = expand(ins.args, vars());
-          break;
-        case "EXPOSE":
-          s.expose.push(...expand(ins.args, vars()).split(/\s+/));
-          break;
-        case "CMD":
-          s.cmd = ins.exec ?? ["/bin/sh", "-c", ins.args];
-          break;
-        case "HEALTHCHECK": {
-          const cmd = /^CMD\s+(.*)$/s.exec(ins.args)?.[1];
-          if (cmd === undefined) {
-            s.healthcheck = undefined;
-            break;
-          }
-          const exec = cmd.trim().startsWith("[") ? (JSON.parse(cmd) as string[]) : ["/bin/sh", "-c", cmd];
-          s.healthcheck = { cmd: exec, flags: ins.flags };
-          break;
-        }
-        case "LABEL":
-          break;
-        default:
-          throw new Error(`line ${ins.line}: ${ins.keyword} is not supported by the replay`);
-      }
-    }
+/**
+ * The stage's directory and state: its parent stage's (handed over when only this stage uses it,
+ * copied otherwise), or an empty `/` for a base image.
+ */
+async function enterStage(
+  file: Dockerfile,
+  stage: Stage,
+  needed: Map<number, number>,
+  ctx: ReplayContext,
+): Promise<StageState> {
+  const name = stage.name ?? String(stage.index);
+  const root = join(ctx.workDir, "stages", name);
+  await rm(root, { recursive: true, force: true });
+  const from = expand(stage.from, ctx.globalArgs);
+  if (from === "") throw new Error(`FROM ${stage.from} names nothing: is a build arg missing?`);
+  const parent = ctx.states.get(from);
+  let state: StageState;
+  if (parent) {
+    const parentStage = file.stages.find((st) => (st.name ?? String(st.index)) === parent.name)!;
+    if (needed.get(parentStage.index) === 1) await rename(parent.root, root);
+    else await cp(parent.root, root, { recursive: true, verbatimSymlinks: true });
+    state = { ...structuredClone(parent), name, root, args: {} };
+  } else {
+    await mkdir(root, { recursive: true });
+    state = { name, root, env: {}, args: {}, workdir: "/", expose: [], cmd: [], base: from };
   }
-  const final = state!;
+  ctx.states.set(name, state);
+  return state;
+}
+
+async function replayInstruction(ins: Instruction, s: StageState, ctx: ReplayContext): Promise<void> {
+  const hostPath = (p: string) => join(s.root, posix.resolve(s.workdir, p));
+  const vars = () => ({ ...s.args, ...s.env });
+  switch (ins.keyword) {
+    case "ARG": {
+      const [argName, value] = argDeclaration(ins, vars());
+      s.args[argName] = ctx.buildArgs[argName] ?? value ?? ctx.globalArgs[argName] ?? "";
+      break;
+    }
+    case "ENV":
+      for (const [k, v] of parseAssignments(ins.args, vars())) s.env[k] = v;
+      break;
+    case "WORKDIR":
+      s.workdir = posix.resolve(s.workdir, expand(ins.args, vars()));
+      await mkdir(hostPath(s.workdir), { recursive: true });
+      break;
+    case "COPY":
+      await copy(ins, s, ctx.states, ctx.contextDir, vars());
+      break;
+    case "RUN": {
+      const started = Date.now();
+      await run(ins, s, ctx);
+      ctx.runs.push({ stage: s.name, command: ins.args, seconds: (Date.now() - started) / 1000 });
+      ctx.log(`[${s.name}] ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      break;
+    }
+    case "USER":
+      s.user = expand(ins.args, vars());
+      break;
+    case "EXPOSE":
+      s.expose.push(...expand(ins.args, vars()).split(/\s+/));
+      break;
+    case "CMD":
+      s.cmd = ins.exec ?? ["/bin/sh", "-c", ins.args];
+      break;
+    case "HEALTHCHECK":
+      s.healthcheck = healthcheck(ins);
+      break;
+    case "LABEL":
+      break;
+    default:
+      throw new Error(`line ${ins.line}: ${ins.keyword} is not supported by the replay`);
+  }
+}
+
+/** A HEALTHCHECK's command and flags; none for `HEALTHCHECK NONE`. */
+function healthcheck(ins: Instruction): StageState["healthcheck"] {
+  const cmd = /^CMD\s+(.*)$/s.exec(ins.args)?.[1];
+  if (cmd === undefined) return undefined;
+  const exec = cmd.trim().startsWith("[") ? (JSON.parse(cmd) as string[]) : ["/bin/sh", "-c", cmd];
+  return { cmd: exec, flags: ins.flags };
+}
+
+/** The final stage as an image: its ENV's absolute paths pointed into its directory. */
+function replayedImage(final: StageState, runs: ReplayedImage["runs"]): ReplayedImage {
   const env = Object.fromEntries(
     Object.entries(final.env).map(([k, v]) => [k, v.startsWith("/") ? join(final.root, v) : v]),
   );

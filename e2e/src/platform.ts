@@ -109,105 +109,127 @@ export interface Platform {
  * gateway fronts stats. Each app's port and database are added to the wiring as it starts.
  */
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
-  const adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
-  const redisKeyPrefix = `arena_e2e_${randomBytes(4).toString("hex")}:`;
-  const ports: PlatformWiring["ports"] = {};
-  const databaseUrls: Partial<Record<DatabaseApp, string>> = {};
-  const wiring: PlatformWiring = {
-    ports,
-    secrets: {
-      adminToken,
-      serviceToken: `e2e-service-${randomBytes(12).toString("hex")}`,
-      signingKeySecret: `e2e-signing-${randomBytes(24).toString("hex")}`,
-    },
-    databaseUrls,
-    redisUrl: options.redisUrl,
-    redisKeyPrefix,
-    mailDir: join(root, "e2e", ".mail"),
-    host: "127.0.0.1",
-    logLevel: process.env.E2E_LOG_LEVEL ?? "warn",
-  };
-  /** The app's environment on this platform, on a free port of its own, `extra` on top. */
-  const environment = async (app: AppName, extra: Record<string, string> = {}) => {
-    ports[app] = await freePort();
-    return { ...appEnvironment(app, wiring), ...extra };
-  };
-  const databases: TestDatabase[] = [];
-  const database = async (app: DatabaseApp) => {
-    const db = await createTestDatabase({
-      schemaPath: join(appDir(app), "prisma", "schema.prisma"),
-      migrationsDir: join(appDir(app), "prisma", "migrations"),
-      prefix: `arena_e2e_${app}`,
-      ...(options.databaseServerUrl ? { baseUrl: options.databaseServerUrl } : {}),
-    });
-    databases.push(db);
-    databaseUrls[app] = db.url;
-    return db.url;
-  };
-  const started: AppProcess[] = [];
+  const launch = new PlatformLaunch(options);
   try {
-    await database("license");
-    const license = await startApp("license", await environment("license", options.env?.license));
-    started.push(license);
-    const created = await fetch(`${license.url}/admin/licenses`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify({ name: "e2e", email: "e2e@arena.localhost", edition: "advanced" }),
+    await launch.database("license");
+    const license = await launch.start("license", options.env?.license);
+    launch.wiring.secrets.licenseKey = await createLicenseKey(license.url, launch.adminToken);
+    const matchmaker = await launch.start("matchmaker", {
+      // These tests are about behaviour, not speed: the production warm-up (eight 10k-ticket queues
+      // per round) took 17–86 s in the warm-up test beside the other suites in CI.
+      WARM_UP_TICKETS: "1000",
+      ...options.env?.matchmaker,
     });
-    if (!created.ok) throw new Error(`license creation answered ${created.status}`);
-    wiring.secrets.licenseKey = ((await created.json()) as { licenseKey: string }).licenseKey;
-    const matchmaker = await startApp(
-      "matchmaker",
-      await environment("matchmaker", {
-        // These tests are about behaviour, not speed: the production warm-up (eight 10k-ticket queues
-        // per round) took 17–86 s in the warm-up test beside the other suites in CI.
-        WARM_UP_TICKETS: "1000",
-        ...options.env?.matchmaker,
-      }),
-    );
-    started.push(matchmaker);
-    const statsDatabaseUrl = await database("stats");
+    const statsDatabaseUrl = await launch.database("stats");
     const statsReplicas: AppProcess[] = [];
     for (let replica = 0; replica < (options.statsReplicas ?? 1); replica++) {
-      const stats = await startApp(
-        "stats",
-        await environment("stats", {
+      statsReplicas.push(
+        await launch.start("stats", {
           MATCHMAKING_INTERVAL_MS: String(options.matchmakingIntervalMs ?? 200),
           ...options.env?.stats,
           ...options.statsEnv?.(replica),
         }),
       );
-      started.push(stats);
-      statsReplicas.push(stats);
     }
     const stats = statsReplicas[0]!;
     // The gateway calls the first replica.
-    ports.stats = stats.port;
-    await database("gateway");
-    const gateway = await startApp("gateway", await environment("gateway", options.env?.gateway));
-    started.push(gateway);
+    launch.ports.stats = stats.port;
+    await launch.database("gateway");
+    const gateway = await launch.start("gateway", options.env?.gateway);
     return {
       license,
       matchmaker,
       stats,
       statsReplicas,
       gateway,
-      async startReplica(app, env = {}) {
-        const replica = await startApp(app.name, { ...app.env, PORT: String(await freePort()), ...env });
-        started.push(replica);
-        return replica;
-      },
-      adminToken,
-      redisKeyPrefix,
+      startReplica: (app, env = {}) => launch.startReplica(app, env),
+      adminToken: launch.adminToken,
+      redisKeyPrefix: launch.redisKeyPrefix,
       statsDatabaseUrl,
-      async close() {
-        for (const app of [...started].reverse()) await app.stop().catch(() => {});
-        for (const db of databases) await db.drop().catch(() => {});
-      },
+      close: () => launch.close(),
     };
   } catch (err) {
-    for (const app of started.reverse()) await app.stop("SIGKILL").catch(() => {});
-    for (const db of databases) await db.drop().catch(() => {});
+    await launch.abort();
     throw err;
+  }
+}
+
+/** An advanced-edition license from the license service's admin API: its key. */
+async function createLicenseKey(licenseUrl: string, adminToken: string): Promise<string> {
+  const created = await fetch(`${licenseUrl}/admin/licenses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ name: "e2e", email: "e2e@arena.localhost", edition: "advanced" }),
+  });
+  if (!created.ok) throw new Error(`license creation answered ${created.status}`);
+  return ((await created.json()) as { licenseKey: string }).licenseKey;
+}
+
+/**
+ * One platform as it starts and runs: its wiring, filled in as each app gets a port and a
+ * database, and the processes and databases to stop and drop at the end.
+ */
+class PlatformLaunch {
+  readonly adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
+  readonly redisKeyPrefix = `arena_e2e_${randomBytes(4).toString("hex")}:`;
+  readonly ports: PlatformWiring["ports"] = {};
+  private readonly databaseUrls: Partial<Record<DatabaseApp, string>> = {};
+  readonly wiring: PlatformWiring;
+  private readonly databases: TestDatabase[] = [];
+  private readonly started: AppProcess[] = [];
+
+  constructor(private readonly options: PlatformOptions) {
+    this.wiring = {
+      ports: this.ports,
+      secrets: {
+        adminToken: this.adminToken,
+        serviceToken: `e2e-service-${randomBytes(12).toString("hex")}`,
+        signingKeySecret: `e2e-signing-${randomBytes(24).toString("hex")}`,
+      },
+      databaseUrls: this.databaseUrls,
+      redisUrl: options.redisUrl,
+      redisKeyPrefix: this.redisKeyPrefix,
+      mailDir: join(root, "e2e", ".mail"),
+      host: "127.0.0.1",
+      logLevel: process.env.E2E_LOG_LEVEL ?? "warn",
+    };
+  }
+
+  /** A fresh database for the app, migrated; the wiring gives it to the app. */
+  async database(app: DatabaseApp): Promise<string> {
+    const db = await createTestDatabase({
+      schemaPath: join(appDir(app), "prisma", "schema.prisma"),
+      migrationsDir: join(appDir(app), "prisma", "migrations"),
+      prefix: `arena_e2e_${app}`,
+      ...(this.options.databaseServerUrl ? { baseUrl: this.options.databaseServerUrl } : {}),
+    });
+    this.databases.push(db);
+    this.databaseUrls[app] = db.url;
+    return db.url;
+  }
+
+  /** Starts the app with its environment on this platform, on a free port of its own, `extra` on top. */
+  async start(app: AppName, extra: Record<string, string> = {}): Promise<AppProcess> {
+    this.ports[app] = await freePort();
+    const proc = await startApp(app, { ...appEnvironment(app, this.wiring), ...extra });
+    this.started.push(proc);
+    return proc;
+  }
+
+  async startReplica(app: AppProcess, env: Record<string, string>): Promise<AppProcess> {
+    const replica = await startApp(app.name, { ...app.env, PORT: String(await freePort()), ...env });
+    this.started.push(replica);
+    return replica;
+  }
+
+  async close(): Promise<void> {
+    for (const app of [...this.started].reverse()) await app.stop().catch(() => {});
+    for (const db of this.databases) await db.drop().catch(() => {});
+  }
+
+  /** After a failed start: kills what runs and drops the databases. */
+  async abort(): Promise<void> {
+    for (const app of this.started.reverse()) await app.stop("SIGKILL").catch(() => {});
+    for (const db of this.databases) await db.drop().catch(() => {});
   }
 }
