@@ -20,7 +20,10 @@ import {
  * the same command with the stage's ARG and ENV, its container paths pointed into that directory.
  * What a base image would provide is this machine's: Node.js (the final stage's base must be the
  * same major version) and the globally installed tools, whose versions must be the ones the RUN
- * line pins. Installs run `--offline` from the local pnpm store.
+ * line pins. Installs run `--prefer-offline` from the local pnpm store: the packages are there
+ * after the workspace's own install, but pnpm 12's supply-chain check of the pruned lockfile reads
+ * each package's full registry metadata, which that install may not have cached (a package added
+ * since is then fetched once, instead of failing the replay).
  */
 export interface ReplayOptions {
   repoRoot: string;
@@ -351,10 +354,10 @@ async function run(ins: Instruction, s: StageState, ctx: RunContext) {
     new RegExp(`(^|[\\s=:"'])(/(?:${roots})(?=[/\\s"';&|]|$)[^\\s"';&|]*)`, "g"),
     (_all, lead: string, path: string) => lead + join(s.root, path),
   );
-  // The local pnpm store instead of the registry.
+  // The local pnpm store before the registry.
   command = command
-    .replace(/\bpnpm install\b/g, "pnpm install --offline")
-    .replace(/\b(pnpm\b[^&|;]*?\s)deploy\b/g, "$1deploy --offline");
+    .replace(/\bpnpm install\b/g, "pnpm install --prefer-offline")
+    .replace(/\b(pnpm\b[^&|;]*?\s)deploy\b/g, "$1deploy --prefer-offline");
   ctx.log(`[${s.name}] RUN ${command}`);
   const env: Record<string, string> = {
     PATH: `${ctx.toolsDir}:${process.env.PATH}`,
