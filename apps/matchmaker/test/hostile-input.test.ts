@@ -338,7 +338,7 @@ const nearlyValid = fc.record(
   { requiredKeys: ["tickets", "game_mode"] },
 );
 
-/** A 200 holds the SPEC rules that need no knowledge of the algorithm; anything else is a 4xx problem. */
+/** A 200 holds the matchmaker's black-box rules (ALGORITHM.md) that need no knowledge of the algorithm; anything else is a 4xx problem. */
 function expectSaneAnswer(res: request.Response, sentTickets: unknown): void {
   if (res.status === 200) {
     expect(validateMatchmakingResponse(res.body)).toBe(true);
