@@ -25,6 +25,18 @@ const NonEmptyString = { type: "string", minLength: 1 } as const;
  */
 const Secret = { type: "string", minLength: 1, "x-secret": true } as const;
 
+/**
+ * Longest username and password, in characters, of a login and of a new user alike: a login's are
+ * bounded before anything is looked up, hashed or counted, so a client cannot make the gateway
+ * hash or keep megabytes. Cognito's own bound of a username is 128.
+ */
+export const USERNAME_MAX_LENGTH = 128;
+export const PASSWORD_MAX_LENGTH = 256;
+const LoginUsername = { type: "string", minLength: 1, maxLength: USERNAME_MAX_LENGTH } as const;
+const LoginPassword = { ...Secret, maxLength: PASSWORD_MAX_LENGTH } as const;
+/** Cognito's bound of an app client id. */
+const ClientId = { type: "string", minLength: 1, maxLength: 128 } as const;
+
 export const InitiateAuthRequestSchema = {
   $id: "InitiateAuthRequest",
   type: "object",
@@ -33,10 +45,15 @@ export const InitiateAuthRequestSchema = {
     AuthFlow: { type: "string", enum: AUTH_FLOWS },
     AuthParameters: {
       type: "object",
-      properties: { USERNAME: NonEmptyString, PASSWORD: Secret, REFRESH_TOKEN: Secret, SECRET_HASH: Secret },
+      properties: {
+        USERNAME: LoginUsername,
+        PASSWORD: LoginPassword,
+        REFRESH_TOKEN: Secret,
+        SECRET_HASH: Secret,
+      },
       additionalProperties: { type: "string" },
     },
-    ClientId: NonEmptyString,
+    ClientId,
   },
   // Each flow names the parameters it needs; the errors point at /AuthParameters/<NAME>.
   allOf: [
@@ -51,7 +68,7 @@ export const InitiateAuthRequestSchema = {
           AuthParameters: {
             type: "object",
             required: ["USERNAME", "PASSWORD"],
-            properties: { USERNAME: NonEmptyString, PASSWORD: Secret },
+            properties: { USERNAME: LoginUsername, PASSWORD: LoginPassword },
           },
         },
       },
@@ -177,9 +194,8 @@ export type UserRole = (typeof USER_ROLES)[number];
 export const USERNAME_PATTERN = "^\\S+$";
 /** 8 characters minimum (Cognito's default policy); the maximum bounds the cost of hashing. */
 export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 256;
 
-const Username = { type: "string", minLength: 1, maxLength: 128, pattern: USERNAME_PATTERN } as const;
+const Username = { ...LoginUsername, pattern: USERNAME_PATTERN } as const;
 const UserRoleSchema = { type: "string", enum: USER_ROLES } as const;
 
 export const CreateUserRequestSchema = {
