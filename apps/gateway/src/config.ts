@@ -35,8 +35,32 @@ export const gatewayConfigSchema = {
       description: "scrypt cost of new password hashes: N = 2^this (r = 8, p = 1)",
     },
     LOGIN_FAILURE_WINDOW_SECONDS: { type: "integer", minimum: 1, default: 900 },
-    LOGIN_FAILURES_PER_USERNAME: { type: "integer", minimum: 1, default: 10 },
+    LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: {
+      type: "integer",
+      minimum: 1,
+      default: 10,
+      description: "Failed logins of one username from one address that lock it there for the window",
+    },
+    LOGIN_FAILURES_PER_USERNAME: {
+      type: "integer",
+      minimum: 1,
+      default: 20,
+      description:
+        "Failed logins of one username over every address after which addresses it has not logged in from wait before each attempt",
+    },
+    LOGIN_FAILURE_DELAY_MAX_SECONDS: {
+      type: "integer",
+      minimum: 1,
+      default: 60,
+      description: "The longest of those waits: 1 s, doubling with each further failure",
+    },
     LOGIN_FAILURES_PER_ADDRESS: { type: "integer", minimum: 1, default: 50 },
+    LOGIN_KNOWN_ADDRESS_DAYS: {
+      type: "integer",
+      minimum: 1,
+      default: 30,
+      description: "How long an address a username logged in from is spared the wait over every address",
+    },
     TENANT_RATE_LIMIT: {
       type: "integer",
       minimum: 1,

@@ -13,7 +13,13 @@ let h: Harness;
 let clientId: string;
 let otherClientId: string;
 beforeAll(async () => {
-  h = await createHarness({ env: { LOGIN_FAILURES_PER_USERNAME: "3", LOGIN_FAILURES_PER_ADDRESS: "5" } });
+  h = await createHarness({
+    env: {
+      LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS: "3",
+      LOGIN_FAILURES_PER_USERNAME: "6",
+      LOGIN_FAILURES_PER_ADDRESS: "5",
+    },
+  });
   clientId = await h.createTenant("acme");
   otherClientId = await h.createTenant("globex");
   await h.createUser("acme", "server-eu");
@@ -264,28 +270,26 @@ describe("the AWS SDK's CognitoIdentityProvider client", () => {
 });
 
 describe("login throttling", () => {
-  it("refuses a username after too many failures, on every replica sharing Redis", async () => {
+  it("locks a username at an address after too many failures there, on every replica sharing Redis", async () => {
     await h.createUser("acme", "guessed-user");
     const replica = await h.startInstance();
-    for (let i = 0; i < 3; i++) {
-      const gateway = i % 2 === 0 ? h.http : replica.http;
-      await gateway
+    const ip = nextIp();
+    const attempt = (gateway: typeof h.http, password: string, from: string) =>
+      gateway
         .post("/auth")
         .set("X-Amz-Target", INITIATE_AUTH_TARGET)
         .set("Content-Type", "application/x-amz-json-1.1")
-        .set("X-Forwarded-For", nextIp())
-        .send(JSON.stringify(passwordLogin("guessed-user", `wrong-${i}-password`)))
-        .expect(400);
+        .set("X-Forwarded-For", from)
+        .send(JSON.stringify(passwordLogin("guessed-user", password)));
+    for (let i = 0; i < 3; i++) {
+      await attempt(i % 2 === 0 ? h.http : replica.http, `wrong-${i}-password`, ip).expect(400);
     }
-    // Even the right password, from a new address, on the replica.
-    const res = await replica.http
-      .post("/auth")
-      .set("X-Amz-Target", INITIATE_AUTH_TARGET)
-      .set("Content-Type", "application/x-amz-json-1.1")
-      .set("X-Forwarded-For", nextIp())
-      .send(JSON.stringify(passwordLogin("guessed-user", PASSWORD)));
+    // Even the right password, at that address, on the replica.
+    const res = await attempt(replica.http, PASSWORD, ip);
     expect(cognitoError(res)).toMatchObject({ status: 400, type: "TooManyRequestsException" });
     expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
+    // From another address the user logs in.
+    await attempt(replica.http, PASSWORD, nextIp()).expect(200);
   });
 
   it("refuses an address after too many failures, whatever the username", async () => {
@@ -298,14 +302,15 @@ describe("login throttling", () => {
     await h.initiateAuth(passwordLogin("server-eu", PASSWORD), nextIp()).expect(200);
   });
 
-  it("clears a username's failures when it logs in", async () => {
+  it("clears a username's failures at an address when it logs in there", async () => {
     await h.createUser("acme", "forgetful");
+    const ip = nextIp();
     for (let i = 0; i < 2; i++)
-      await h.initiateAuth(passwordLogin("forgetful", "wrong-password")).expect(400);
-    await h.initiateAuth(passwordLogin("forgetful", PASSWORD)).expect(200);
+      await h.initiateAuth(passwordLogin("forgetful", "wrong-password"), ip).expect(400);
+    await h.initiateAuth(passwordLogin("forgetful", PASSWORD), ip).expect(200);
     for (let i = 0; i < 2; i++)
-      await h.initiateAuth(passwordLogin("forgetful", "wrong-password")).expect(400);
-    await h.initiateAuth(passwordLogin("forgetful", PASSWORD)).expect(200);
+      await h.initiateAuth(passwordLogin("forgetful", "wrong-password"), ip).expect(400);
+    await h.initiateAuth(passwordLogin("forgetful", PASSWORD), ip).expect(200);
   });
 });
 

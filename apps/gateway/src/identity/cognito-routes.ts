@@ -82,21 +82,20 @@ class LoginFlows {
   async password(req: Request, body: InitiateAuthRequest, tenantId: string): Promise<InitiateAuthResponse> {
     const { identity, tokens, throttle, clock } = this.deps;
     const username = body.AuthParameters.USERNAME as string;
-    const address = req.ip ?? "unknown";
-    const wait = await throttle.blockedFor(username, address);
-    if (wait > 0) {
+    const admission = await throttle.admit({ tenantId, username, address: req.ip ?? "unknown" });
+    if (!admission.admitted) {
+      const wait = admission.retryAfterSeconds;
       throw new CognitoError("TooManyRequestsException", `Too many failed logins; retry in ${wait} s.`, wait);
     }
-    const user = await identity.findLoginUser(username);
-    const password = body.AuthParameters.PASSWORD as string;
-    const matches = await verifyPassword(password, user?.passwordHash ?? (await this.dummyHash));
-    // A user of another tenant is as unknown to this client as a missing one, and answered alike.
-    if (!user || !matches || user.tenantId !== tenantId) {
-      await throttle.recordFailure(username, address);
-      throw new CognitoError("NotAuthorizedException", WRONG_CREDENTIALS);
+    let user: LoginUser | undefined;
+    try {
+      user = await this.check(username, body.AuthParameters.PASSWORD as string, tenantId);
+    } finally {
+      // The right password is no guess, even for a disabled user.
+      await admission.settle(user !== undefined);
     }
+    if (!user) throw new CognitoError("NotAuthorizedException", WRONG_CREDENTIALS);
     if (user.disabled) throw new CognitoError("NotAuthorizedException", "User is disabled.");
-    await throttle.recordSuccess(username);
     const issued = await tokens.issue(user, body.ClientId, clock.now());
     const refreshToken = await identity.issueRefreshToken(
       user.id,
@@ -104,6 +103,16 @@ class LoginFlows {
       this.deps.refreshTokenLifetimeMs,
     );
     return authenticationResult({ ...issued, refreshToken });
+  }
+
+  /** The tenant's user by that name when the password is its own. */
+  private async check(username: string, password: string, tenantId: string): Promise<LoginUser | undefined> {
+    const found = await this.deps.identity.findLoginUser(username);
+    // A user of another tenant is as unknown to this client as a missing one: its password is never
+    // checked, the dummy hash is, so the answer and its timing are those of any wrong login.
+    const user = found?.tenantId === tenantId ? found : undefined;
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await this.dummyHash));
+    return matches ? user : undefined;
   }
 
   async refresh(body: InitiateAuthRequest): Promise<InitiateAuthResponse> {

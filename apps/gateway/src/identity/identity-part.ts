@@ -23,6 +23,8 @@ export interface IdentityPartDeps {
 
 export interface IdentityPart {
   store: IdentityStore;
+  /** Failed logins; the operator lifts a user's locks through it. */
+  throttle: LoginThrottle;
   signingKeys: SigningKeys;
   tokens: TokenService;
   /** The scrypt cost of new password hashes (logins and the admin API alike). */
@@ -46,9 +48,13 @@ export function identityPart({ db, redis, keys, clock, logger, config }: Identit
   const throttle = new LoginThrottle({
     redis,
     keys,
+    clock,
     windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
+    perUsernameAndAddress: config.LOGIN_FAILURES_PER_USERNAME_AND_ADDRESS,
     perUsername: config.LOGIN_FAILURES_PER_USERNAME,
+    maxDelaySeconds: config.LOGIN_FAILURE_DELAY_MAX_SECONDS,
     perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+    knownAddressDays: config.LOGIN_KNOWN_ADDRESS_DAYS,
   });
   const mount = (app: Express, kit: ServiceKitContext) => {
     const outcomes = new Counter({
@@ -73,5 +79,5 @@ export function identityPart({ db, redis, keys, clock, logger, config }: Identit
     app.use("/auth", cognitoErrorHandler(outcomes));
     app.use(jwksRoutes(signingKeys));
   };
-  return { store, signingKeys, tokens, passwordCost, mount };
+  return { store, throttle, signingKeys, tokens, passwordCost, mount };
 }

@@ -24,6 +24,13 @@ export interface RefreshTokenRecord {
 
 /** Usernames are matched without regard to case, so `Server-EU` and `server-eu` are one user. */
 export const normalizeUsername = (username: string) => username.normalize("NFC").toLowerCase();
+/**
+ * A username as login throttling counts it: NFKC with case folding (upper- then lower-casing, which
+ * also folds `ß` to `ss`), taken of the lookup form, so every spelling that logs in as a user counts
+ * against that user. Names that only look alike (`ﬁx` and `fix`) share a count, never a login.
+ */
+export const canonicalUsername = (username: string) =>
+  normalizeUsername(username).normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC");
 const hashToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 
 type UserRow = {
@@ -147,6 +154,15 @@ export class IdentityStore {
   async findLoginUser(username: string): Promise<LoginUser | undefined> {
     const row = await this.db.user.findUnique({ where: { usernameNormalized: normalizeUsername(username) } });
     return row ? toLoginUser(row) : undefined;
+  }
+
+  /** The stored username of the tenant's user by that name, or undefined when it has none. */
+  async tenantUsername(tenantId: string, username: string): Promise<string | undefined> {
+    const row = await this.db.user.findFirst({
+      where: { usernameNormalized: normalizeUsername(username), tenantId },
+      select: { username: true },
+    });
+    return row?.username;
   }
 
   /** Whether a user (by id) may still act: undefined when it no longer exists. */
