@@ -1,8 +1,10 @@
+import { closeRedis, createRedis, type Redis, redisConfigProperties, redisKeys } from "@arena/redis";
 import { AppError, createLogger, loadConfig, readConfigOrExit } from "@arena/service-kit";
 import { systemClock } from "./clock.js";
 import { gatewayConfigSchema } from "./config.js";
 import { createDatabaseClient } from "./db.js";
 import { IdentityStore } from "./identity/identity-store.js";
+import { loginLocks } from "./identity/login-throttle.js";
 import { gatewaySigningKeys } from "./identity/signing-key-store.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
 import { cliMessage, runAdminCli, USAGE, UsageError } from "./tenants/admin-cli.js";
@@ -13,7 +15,14 @@ const { DATABASE_URL, PASSWORD_SCRYPT_LOG_N, SIGNING_KEY_SECRET, SIGNING_KEY_ROT
   gatewayConfigSchema.properties;
 const cliConfigSchema = {
   type: "object",
-  properties: { DATABASE_URL, PASSWORD_SCRYPT_LOG_N, SIGNING_KEY_SECRET, SIGNING_KEY_ROTATION_DAYS },
+  properties: {
+    DATABASE_URL,
+    PASSWORD_SCRYPT_LOG_N,
+    SIGNING_KEY_SECRET,
+    SIGNING_KEY_ROTATION_DAYS,
+    // clear-login-lock
+    ...redisConfigProperties,
+  },
 } as const;
 
 function fail(message: string, code: number): never {
@@ -33,12 +42,20 @@ async function readPassword(): Promise<string> {
 
 const config = readConfigOrExit("gateway-cli", () => loadConfig(cliConfigSchema));
 const db = createDatabaseClient(config.DATABASE_URL);
+// Only clear-login-lock needs Redis: connected on first use, so the other commands never wait for it.
+let redis: Redis | undefined;
+const locks = {
+  clear(tenantId: string, username: string) {
+    redis ??= createRedis(config.REDIS_URL, { connectionName: "gateway-cli", queueWhileDisconnected: true });
+    return loginLocks(redis, redisKeys(config.REDIS_KEY_PREFIX)).clear(tenantId, username);
+  },
+};
 try {
   await assertSchemaIsCurrent(db);
   const identity = new IdentityStore(db, systemClock);
   const secret = config.SIGNING_KEY_SECRET;
   await runAdminCli(process.argv.slice(2), {
-    admin: new TenantAdmin(identity, { logN: config.PASSWORD_SCRYPT_LOG_N }),
+    admin: new TenantAdmin(identity, { logN: config.PASSWORD_SCRYPT_LOG_N }, locks),
     signingKeys:
       secret === undefined
         ? undefined
@@ -59,4 +76,5 @@ try {
   throw err;
 } finally {
   await db.$disconnect();
+  if (redis) await closeRedis(redis);
 }

@@ -21,6 +21,7 @@ describe("every admin route", () => {
     ["get", "/admin/tenants/acme/users"],
     ["patch", "/admin/tenants/acme/users/u", { disabled: true }],
     ["delete", "/admin/tenants/acme/users/u/refresh-tokens"],
+    ["delete", "/admin/tenants/acme/users/u/login-lock"],
     ["post", "/admin/signing-keys/rotate"],
   ];
   const credentials: Array<[string, string | undefined]> = [

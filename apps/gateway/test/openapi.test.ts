@@ -56,6 +56,7 @@ describe("GET /openapi.json", () => {
       ["/admin/tenants/{tenantId}/users", "post"],
       ["/admin/tenants/{tenantId}/users/{username}", "patch"],
       ["/admin/tenants/{tenantId}/users/{username}/refresh-tokens", "delete"],
+      ["/admin/tenants/{tenantId}/users/{username}/login-lock", "delete"],
       ["/admin/signing-keys/rotate", "post"],
     ] as const) {
       expect(doc.paths[path]?.[method]).toBeDefined();

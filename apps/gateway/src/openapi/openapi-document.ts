@@ -138,7 +138,8 @@ function adminOperation(op: {
   summary: string;
   parameters?: readonly Json[];
   body?: SchemaName;
-  answer: [status: number, description: string, schema: SchemaName];
+  /** The success answer; without a schema, one with no body (204). */
+  answer: [status: number, description: string, schema?: SchemaName];
   errors: readonly number[];
 }): Json {
   const [status, description, schema] = op.answer;
@@ -149,7 +150,10 @@ function adminOperation(op: {
     security: adminSecurity,
     ...(op.parameters ? { parameters: op.parameters } : {}),
     ...(op.body ? { requestBody: { required: true, ...json(op.body) } } : {}),
-    responses: { [String(status)]: { description, ...json(schema) }, ...problems(op.errors) },
+    responses: {
+      [String(status)]: { description, ...(schema ? json(schema) : {}) },
+      ...problems(op.errors),
+    },
   };
 }
 
@@ -223,6 +227,15 @@ function adminPaths(): Json {
         parameters: [tenantId, username],
         answer: [200, "OK", "RevokedRefreshTokens"],
         errors: adminErrors,
+      }),
+    },
+    "/admin/tenants/{tenantId}/users/{username}/login-lock": {
+      delete: adminOperation({
+        operationId: "clearLoginLock",
+        summary: "Lift a user's failed-login locks and waits, at every address",
+        parameters: [tenantId, username],
+        answer: [204, "Cleared"],
+        errors: [400, 401, 404],
       }),
     },
     "/admin/signing-keys/rotate": {

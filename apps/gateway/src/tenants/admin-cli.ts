@@ -20,6 +20,7 @@ export const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_UR
   disable-user <tenantId> <username>
   enable-user <tenantId> <username>
   revoke-refresh-tokens <tenantId> <username>
+  clear-login-lock <tenantId> <username>      lifts the user's failed-login locks (REDIS_URL, REDIS_KEY_PREFIX)
   rotate-signing-key                          needs SIGNING_KEY_SECRET`;
 
 export interface AdminCliDeps {
@@ -98,6 +99,12 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
         revoked: await admin.revokeRefreshTokens(need(first, "a tenant id"), need(second, "a username")),
       });
       return;
+    case "clear-login-lock": {
+      const tenantId = need(first, "a tenant id");
+      const username = await admin.clearLoginLock(tenantId, need(second, "a username"));
+      print({ tenantId, username, loginLock: "cleared" });
+      return;
+    }
     case "rotate-signing-key": {
       if (!deps.signingKeys) throw new UsageError("rotate-signing-key needs SIGNING_KEY_SECRET");
       const key = await deps.signingKeys().rotate();

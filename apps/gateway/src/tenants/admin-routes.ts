@@ -73,6 +73,12 @@ export function adminRoutes({ adminToken, admin, signingKeys }: AdminRoutesDeps)
     res.json({ revoked });
   });
 
+  router.delete("/tenants/:tenantId/users/:username/login-lock", async (req, res) => {
+    const username = await admin.clearLoginLock(tenantParam(req), req.params.username as string);
+    req.log.info({ tenantId: req.params.tenantId, username }, "login lock cleared");
+    res.status(204).end();
+  });
+
   router.post("/signing-keys/rotate", async (req, res) => {
     const key = await signingKeys.rotate();
     req.log.info({ kid: key.kid }, "token signing key rotated by admin");

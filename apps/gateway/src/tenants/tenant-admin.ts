@@ -8,6 +8,7 @@ import type {
 } from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
 import type { IdentityStore } from "../identity/identity-store.js";
+import type { LoginLocks } from "../identity/login-throttle.js";
 import { hashPassword, type ScryptCost } from "../identity/passwords.js";
 
 /**
@@ -18,6 +19,7 @@ export class TenantAdmin {
   constructor(
     private readonly identity: IdentityStore,
     private readonly passwordCost: ScryptCost,
+    private readonly loginLocks: LoginLocks,
     /** Told when a user is disabled, so this replica refuses its tokens at once. */
     private readonly onUserChanged: (userId: string) => void = () => {},
   ) {}
@@ -71,6 +73,14 @@ export class TenantAdmin {
     const revoked = await this.identity.revokeRefreshTokens(tenantId, username);
     if (revoked === undefined) throw noUser(tenantId, username);
     return revoked;
+  }
+
+  /** Lifts every login lock and wait of the tenant's user, at every address: its stored username. */
+  async clearLoginLock(tenantId: string, username: string): Promise<string> {
+    const stored = await this.identity.tenantUsername(tenantId, username);
+    if (stored === undefined) throw noUser(tenantId, username);
+    await this.loginLocks.clear(tenantId, stored);
+    return stored;
   }
 }
 
