@@ -167,9 +167,10 @@ async function createLicenseKey(licenseUrl: string, adminToken: string): Promise
 
 /**
  * One platform as it starts and runs: its wiring, filled in as each app gets a port and a
- * database, and the processes and databases to stop and drop at the end.
+ * database, and the processes and databases to stop and drop at the end. A test of one app on its
+ * own starts just that app with it (its database first, if it has one).
  */
-class PlatformLaunch {
+export class PlatformLaunch {
   readonly adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
   readonly redisKeyPrefix = `arena_e2e_${randomBytes(4).toString("hex")}:`;
   readonly ports: PlatformWiring["ports"] = {};

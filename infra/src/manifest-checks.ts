@@ -45,6 +45,7 @@ export interface PodSpec {
   initContainers?: Container[];
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type?: string } };
   automountServiceAccountToken?: boolean;
+  terminationGracePeriodSeconds?: number;
 }
 
 interface PodTemplate {
@@ -178,6 +179,62 @@ export function checkEnvNames(objects: readonly K8sObject[]): string[] {
       for (const e of c.env ?? []) {
         if (seen.has(e.name)) problems.push(`${ref(o)} container ${c.name} sets ${e.name} twice`);
         seen.add(e.name);
+      }
+    }
+  }
+  return problems;
+}
+
+/** What a stopping app needs beyond its drain delay and its in-flight timeout: closing its clients. */
+export const SHUTDOWN_MARGIN_MS = 5000;
+
+/**
+ * The shortest drain delay worth having: a Service's endpoints and an ingress controller drop a
+ * stopping pod within a second or two, more on a busy cluster.
+ */
+export const MIN_SHUTDOWN_DELAY_MS = 3000;
+
+/**
+ * Why an app given `graceSeconds` between SIGTERM and the kill, with the environment `env`, would
+ * lose requests: no drain delay, or no time to finish the delay, the in-flight requests
+ * (SHUTDOWN_TIMEOUT_MS) and the margin. Both settings must be set: the apps' default delay is 0.
+ */
+export function shutdownGraceProblems(
+  graceSeconds: number,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const setting = (name: string) => {
+    const value = env[name];
+    return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+  };
+  const delay = setting("SHUTDOWN_DELAY_MS");
+  const timeout = setting("SHUTDOWN_TIMEOUT_MS");
+  const problems: string[] = [];
+  if (delay === undefined) problems.push("sets no SHUTDOWN_DELAY_MS");
+  else if (delay < MIN_SHUTDOWN_DELAY_MS)
+    problems.push(`sets SHUTDOWN_DELAY_MS ${delay}, below ${MIN_SHUTDOWN_DELAY_MS}`);
+  if (timeout === undefined) problems.push("sets no SHUTDOWN_TIMEOUT_MS");
+  if (
+    delay !== undefined &&
+    timeout !== undefined &&
+    graceSeconds * 1000 < delay + timeout + SHUTDOWN_MARGIN_MS
+  ) {
+    problems.push(
+      `has ${graceSeconds} s to stop, less than SHUTDOWN_DELAY_MS ${delay} + SHUTDOWN_TIMEOUT_MS ${timeout} + ${SHUTDOWN_MARGIN_MS} ms`,
+    );
+  }
+  return problems;
+}
+
+/** Every Deployment's containers drain before they stop, within the pod's grace period (default 30 s). */
+export function checkShutdownGrace(objects: readonly K8sObject[]): string[] {
+  const problems: string[] = [];
+  for (const o of ofKind(objects, "Deployment")) {
+    const spec = podTemplate(o)?.spec as PodSpec;
+    for (const c of spec.containers) {
+      const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
+      for (const problem of shutdownGraceProblems(spec.terminationGracePeriodSeconds ?? 30, env)) {
+        problems.push(`${ref(o)} container ${c.name} ${problem}`);
       }
     }
   }
@@ -362,6 +419,7 @@ export function checkManifests(
     ...checkServices(objects),
     ...checkMigrationJobs(objects, options.migrated),
     ...checkSecretReferences(objects),
+    ...checkShutdownGrace(objects),
   ];
 }
 

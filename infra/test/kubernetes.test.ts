@@ -19,10 +19,13 @@ import {
   checkSecretReferences,
   checkSecurityContexts,
   checkServices,
+  checkShutdownGrace,
+  MIN_SHUTDOWN_DELAY_MS,
   namespaceLabels,
   podEndpoint,
   podTemplate,
   resolveServiceUrl,
+  SHUTDOWN_MARGIN_MS,
 } from "../src/manifest-checks.js";
 import { type Endpoint, isAllowed } from "../src/network-policy.js";
 import { validateAgainstSchemas } from "../src/schema-validation.js";
@@ -352,6 +355,33 @@ describe("invariants", () => {
       checkSecretReferences,
       "Deployment/arena/matchmaker LICENSE_KEY reads Secret matchmaker-secrets, which does not exist",
     ],
+    [
+      "a grace period shorter than the drain",
+      (o) => {
+        const spec = podTemplate(get(o, "Deployment", "gateway"))?.spec;
+        if (spec) spec.terminationGracePeriodSeconds = 20;
+      },
+      checkShutdownGrace,
+      "Deployment/arena/gateway container gateway has 20 s to stop, less than SHUTDOWN_DELAY_MS 5000 + SHUTDOWN_TIMEOUT_MS 20000 + 5000 ms",
+    ],
+    [
+      "a longer in-flight timeout without a longer grace period",
+      (o) => {
+        const e = container(o, "Deployment", "license").env?.find((v) => v.name === "SHUTDOWN_TIMEOUT_MS");
+        if (e) e.value = "30000";
+      },
+      checkShutdownGrace,
+      "Deployment/arena/license container license has 30 s to stop, less than SHUTDOWN_DELAY_MS 5000 + SHUTDOWN_TIMEOUT_MS 30000 + 5000 ms",
+    ],
+    [
+      "a Deployment without a drain delay",
+      (o) => {
+        const c = container(o, "Deployment", "stats");
+        c.env = c.env?.filter((v) => v.name !== "SHUTDOWN_DELAY_MS");
+      },
+      checkShutdownGrace,
+      "Deployment/arena/stats container stats sets no SHUTDOWN_DELAY_MS",
+    ],
   ];
   it.each(cases)("reports %s", (_name, breakIt, check, expected) => {
     const broken = copy(production);
@@ -391,6 +421,23 @@ describe("the apps' configuration", () => {
     for (const app of APPS) {
       const env = environment(base, container(base, "Deployment", app));
       expect(() => APP_CONFIGS[app]?.load(env)).toThrow(/is required but not set/);
+    }
+  });
+
+  it("lets every app drain before it is killed: grace period ≥ SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + margin", () => {
+    for (const app of APPS) {
+      // As the app reads them (a misspelt name would leave its default, no delay).
+      const config = APP_CONFIGS[app]?.load(
+        environment(production, container(production, "Deployment", app)),
+      ) as {
+        SHUTDOWN_DELAY_MS: number;
+        SHUTDOWN_TIMEOUT_MS: number;
+      };
+      const grace = podTemplate(get(production, "Deployment", app))?.spec.terminationGracePeriodSeconds;
+      expect(config.SHUTDOWN_DELAY_MS).toBeGreaterThanOrEqual(MIN_SHUTDOWN_DELAY_MS);
+      expect((grace ?? 30) * 1000).toBeGreaterThanOrEqual(
+        config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS,
+      );
     }
   });
 

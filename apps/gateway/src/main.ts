@@ -32,6 +32,7 @@ try {
     logger,
     lifecycle: gateway.lifecycle,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
     onUpgrade: gateway.websocket.handleUpgrade,
     onShutdown: [() => gateway.websocket.drain(config.SHUTDOWN_TIMEOUT_MS)],
     onClose: [() => internal?.stop(), () => gateway.close(), () => closeRedis(redis), () => db.$disconnect()],

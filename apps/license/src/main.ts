@@ -27,6 +27,7 @@ try {
     logger,
     lifecycle: license.lifecycle,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
     onClose: [() => license.close(), () => db.$disconnect()],
   });
   stopOnSignals(running, logger);

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     logger,
     lifecycle,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
     onClose: [() => license.stop(), () => spanScanner.close()],
   });
   warmUp?.done.then(() => logger.info("warm-up done: ready for traffic"));

@@ -36,6 +36,7 @@ try {
     logger,
     lifecycle: stats.lifecycle,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    shutdownDelayMs: config.SHUTDOWN_DELAY_MS,
     onClose: [
       () => stats.loop.stop(),
       () => stats.closeClients(),

@@ -72,7 +72,6 @@ export function readConfigOrExit<T>(name: string, load: () => T, io: ConfigExit 
   }
 }
 
-/** Settings every service reads, to spread into an app's own config schema. */
 /** `PORT`, for an app's config schema, with the app's own default port. */
 export function portConfigProperty(defaultPort: number) {
   return { PORT: { type: "integer", minimum: 0, maximum: 65535, default: defaultPort } } as const;
@@ -83,6 +82,7 @@ export const adminTokenConfigProperty = {
   ADMIN_TOKEN: { type: "string", minLength: 16, description: "Bearer token of the /admin API" },
 } as const;
 
+/** Settings every service reads, to spread into an app's own config schema. */
 export const commonConfigProperties = {
   HOST: { type: "string", default: "0.0.0.0", description: "Interface to listen on" },
   LOG_LEVEL: {
@@ -91,5 +91,14 @@ export const commonConfigProperties = {
     default: "info",
   },
   SHUTDOWN_TIMEOUT_MS: { type: "integer", minimum: 0, default: 10000 },
+  // 0 by default: `npm start`, tests and a lone container have no load balancer to wait for, and
+  // Ctrl-C stays instant; the Kubernetes manifests and docker-compose.yml set it.
+  SHUTDOWN_DELAY_MS: {
+    type: "integer",
+    minimum: 0,
+    default: 0,
+    description:
+      "On SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes",
+  },
   TRUST_PROXY: trustProxyProperty,
 } as const;

@@ -8,7 +8,10 @@ import type { Logger } from "./logger.js";
 export interface RunningServer {
   server: Server;
   port: number;
-  /** Stops accepting, waits for in-flight requests (up to the timeout), then runs `onClose` hooks. */
+  /**
+   * Answers /readyz with 503 and keeps serving for the delay, then stops accepting, waits for
+   * in-flight requests (up to the timeout) and runs the `onClose` hooks.
+   */
   stop(): Promise<void>;
 }
 
@@ -27,7 +30,14 @@ export interface ServeOptions {
   onShutdown?: Array<() => Promise<void> | void>;
   /** Closes what the app holds (PostgreSQL, Redis, timers), in order, after the last request. */
   onClose?: Array<() => Promise<void> | void>;
+  /** How long in-flight requests may take once the listener has closed (default 10 s). */
   shutdownTimeoutMs?: number;
+  /**
+   * How long `stop` keeps accepting and answering after /readyz turned 503, before the listener
+   * closes (default 0): the time a load balancer takes to stop sending here. Closing at once
+   * refuses the connections it still opens and resets those already waiting to be accepted.
+   */
+  shutdownDelayMs?: number;
 }
 
 /**
@@ -62,8 +72,15 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      // From here /readyz answers 503 and every answer closes its connection: a client that comes
+      // back through the load balancer gets a new connection, to a replica that is not stopping.
       lifecycle.beginShutdown();
       for (const res of pending) if (!res.headersSent) res.setHeader("Connection", "close");
+      const delay = options.shutdownDelayMs ?? 0;
+      if (delay > 0) {
+        logger.info({ delayMs: delay }, "not ready; serving until the delay is over");
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
       // Stop listening, but do not drop the idle kept-alive connections at once as http's close()
       // does: a client may be writing its next request on one right now and would see a reset.
       // Every answer from here on closes its connection; those still idle after a moment are

@@ -44,6 +44,7 @@ describe("loadConfig", () => {
       HOST: "0.0.0.0",
       LOG_LEVEL: "info",
       SHUTDOWN_TIMEOUT_MS: 10000,
+      SHUTDOWN_DELAY_MS: 0,
       TRUST_PROXY: "none",
       ADMIN_TOKEN: "a".repeat(16),
       DATABASE_URL: "postgresql://localhost/x",

@@ -1,36 +1,39 @@
+import { Agent, get as httpGet } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { describe, expect, it } from "@jest/globals";
-import { createLogger, createServiceApp, serve } from "../src/index.js";
+import type { Express } from "express";
+import { createLogger, createServiceApp, type ServeOptions, serve } from "../src/index.js";
 import { keptAliveClients } from "../src/testing.js";
+
+const logger = createLogger({ name: "test", level: "silent" });
+
+/** A service app with `routes`, served on a free port of 127.0.0.1 with `options` on top. */
+async function serveApp(
+  routes: (app: Express) => void,
+  options: Partial<Omit<ServeOptions, "app" | "lifecycle">> = {},
+) {
+  const { app, lifecycle } = createServiceApp({ name: "test", logger, routes });
+  const running = await serve({ app, port: 0, host: "127.0.0.1", logger, lifecycle, ...options });
+  return { running, lifecycle, base: `http://127.0.0.1:${running.port}` };
+}
 
 describe("serve", () => {
   it("finishes in-flight requests, refuses new ones, then runs the close hooks", async () => {
-    const logger = createLogger({ name: "test", level: "silent" });
     let release!: () => void;
     const slow = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const { app, lifecycle } = createServiceApp({
-      name: "test",
-      logger,
-      routes(a) {
+    const closed: string[] = [];
+    const { running, lifecycle, base } = await serveApp(
+      (a) => {
         a.get("/slow", async (_req, res) => {
           await slow;
           res.json({ done: true });
         });
       },
-    });
-    const closed: string[] = [];
-    const running = await serve({
-      app,
-      port: 0,
-      host: "127.0.0.1",
-      logger,
-      lifecycle,
-      onClose: [() => void closed.push("db"), () => void closed.push("redis")],
-    });
-    const base = `http://127.0.0.1:${running.port}`;
+      { onClose: [() => void closed.push("db"), () => void closed.push("redis")] },
+    );
     const inFlight = fetch(`${base}/slow`).then((r) => r.json());
     await new Promise((r) => setTimeout(r, 50));
     const stopping = running.stop();
@@ -44,16 +47,9 @@ describe("serve", () => {
   });
 
   it("hands upgrades to onUpgrade and runs onShutdown hooks before waiting for upgraded sockets", async () => {
-    const logger = createLogger({ name: "test", level: "silent" });
-    const { app, lifecycle } = createServiceApp({ name: "test", logger, routes: () => {} });
     const upgraded: Duplex[] = [];
     const order: string[] = [];
-    const running = await serve({
-      app,
-      port: 0,
-      host: "127.0.0.1",
-      logger,
-      lifecycle,
+    const { running } = await serveApp(() => {}, {
       onUpgrade: (_req, socket) => {
         socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n");
         upgraded.push(socket);
@@ -78,23 +74,63 @@ describe("serve", () => {
   });
 });
 
-describe("serve under load", () => {
-  it("answers every request on its kept-alive connections while stopping, and resets none", async () => {
-    const logger = createLogger({ name: "test", level: "silent" });
-    let received = 0;
-    const { app, lifecycle } = createServiceApp({
-      name: "test",
-      logger,
-      routes(a) {
-        a.get("/work", async (_req, res) => {
-          received++;
-          await new Promise((r) => setTimeout(r, 2));
+describe("serve with a shutdown delay", () => {
+  it("answers /readyz 503 at once, serves new connections until the delay is over, then stops", async () => {
+    const hooks: string[] = [];
+    const delayMs = 500;
+    const { running, base } = await serveApp(
+      (a) => {
+        a.get("/work", (_req, res) => {
           res.json({ done: true });
         });
       },
+      {
+        shutdownDelayMs: delayMs,
+        onShutdown: [() => void hooks.push("shutdown")],
+        onClose: [() => void hooks.push("close")],
+      },
+    );
+    expect(await answerOf(`${base}/readyz`)).toEqual({ status: 200, connection: "keep-alive" });
+    const stoppedAt = performance.now();
+    const stopping = running.stop();
+    // Not ready, yet answering, each answer on a connection of its own that it then closes; the
+    // shutdown hooks (the gateway's WebSocket drain) wait for the delay too.
+    expect(await answerOf(`${base}/readyz`)).toEqual({ status: 503, connection: "close" });
+    expect(await answerOf(`${base}/work`)).toEqual({ status: 200, connection: "close" });
+    expect(hooks).toEqual([]);
+    await stopping;
+    expect(performance.now() - stoppedAt).toBeGreaterThanOrEqual(delayMs);
+    await expect(fetch(`${base}/work`)).rejects.toThrow();
+    expect(hooks).toEqual(["shutdown", "close"]);
+  });
+});
+
+/** One GET on a new connection it asks to keep alive: its status and what the answer says of that. */
+async function answerOf(url: string): Promise<{ status: number; connection: string | undefined }> {
+  const agent = new Agent({ keepAlive: true });
+  try {
+    return await new Promise((resolve, reject) => {
+      httpGet(url, { agent }, (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+      }).on("error", reject);
     });
-    const running = await serve({ app, port: 0, host: "127.0.0.1", logger, lifecycle });
-    const url = `http://127.0.0.1:${running.port}/work`;
+  } finally {
+    agent.destroy();
+  }
+}
+
+describe("serve under load", () => {
+  it("answers every request on its kept-alive connections while stopping, and resets none", async () => {
+    let received = 0;
+    const { running, base } = await serveApp((a) => {
+      a.get("/work", async (_req, res) => {
+        received++;
+        await new Promise((r) => setTimeout(r, 2));
+        res.json({ done: true });
+      });
+    });
+    const url = `${base}/work`;
     // Stop once every client holds an accepted connection, and some time after: a loaded machine
     // may leave a connection in the listen backlog for hundreds of milliseconds.
     const { outcomes, connected, done } = keptAliveClients(
