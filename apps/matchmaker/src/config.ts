@@ -1,3 +1,4 @@
+import { MAX_MATCH_PLAYERS } from "@arena/contracts";
 import { commonConfigProperties, loadConfig, portConfigProperty } from "@arena/service-kit";
 import { DEFAULT_WARM_UP_TICKETS } from "./warm-up.js";
 
@@ -14,8 +15,8 @@ export const configSchema = {
     LICENSE_GRACE_SECONDS: { type: "integer", minimum: 0, default: 86400 },
     MAX_BODY_BYTES: { type: "integer", minimum: 1024, default: 64 * 1024 * 1024 },
     MAX_TICKETS: { type: "integer", minimum: 2, default: 200_000 },
-    // A match's cost grows with its size; 1000 covers 100-player battle royales with room to spare.
-    MAX_MATCH_PLAYERS: { type: "integer", minimum: 2, maximum: 10_000, default: 1000 },
+    // The default is the contracts' bound of hosted games, so stats' games always fit.
+    MAX_MATCH_PLAYERS: { type: "integer", minimum: 2, maximum: 10_000, default: MAX_MATCH_PLAYERS },
     CLOCK_SKEW_SECONDS: { type: "integer", minimum: 0, default: 60 },
     // Tickets per synthetic queue of the start-up warm-up (warm-up.ts); 0 skips it. The default is
     // the queue size the first real requests are measured at; a smaller one readies sooner.

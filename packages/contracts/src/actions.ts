@@ -1,11 +1,11 @@
 import { BackfillRequestIdField } from "./backfill.js";
-import { GameIdField } from "./games.js";
+import { GameIdField } from "./fields.js";
 import { USER_ROLES, type UserRole } from "./identity.js";
 import { MatchIdField } from "./matches.js";
 import type { MessageAction } from "./messages.js";
 import { PlayerIdField } from "./players.js";
 import type { SchemaName } from "./schema-registry.js";
-import { MAX_STATS_SEASONS, PlayerHistoryQuerySchema } from "./statistics.js";
+import { PlayerHistoryQuerySchema, StatsSeasonsQueryField } from "./statistics.js";
 
 /**
  * The one action table: every operation of the hosted API, once. The gateway's REST routing and
@@ -249,12 +249,7 @@ export const HOSTED_OPERATIONS = [
     summary: "A player's statistics per season and mode",
     roles: ANY_ROLE,
     params: player,
-    query: {
-      seasons: {
-        type: "string",
-        description: `Comma-separated season names (at most ${MAX_STATS_SEASONS}); the current and previous season when omitted`,
-      },
-    },
+    query: { seasons: StatsSeasonsQueryField },
     answers: { 200: "RestPlayerStats" },
     errors: [404],
     tag: "statistics",

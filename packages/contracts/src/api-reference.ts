@@ -1,5 +1,6 @@
 import { COMMON_HOSTED_ERRORS, HOSTED_OPERATIONS, type HostedOperation } from "./actions.js";
 import { type ErrorCode, errorCodeInfo, problemType } from "./error-codes.js";
+import { PATTERNS_IN_WORDS } from "./fields.js";
 import {
   BackfillingMatchSuggestionMessageSchema,
   KeepAliveMessageSchema,
@@ -111,15 +112,17 @@ function rules(schema: Schema): string[] {
   if (Array.isArray(schema.enum)) out.push(`one of ${schema.enum.map(code).join(", ")}`);
   if ("const" in schema) out.push(`always ${code(schema.const)}`);
   if (typeof schema.format === "string") out.push(`format \`${schema.format}\``);
-  if (typeof schema.pattern === "string") out.push(`pattern \`${schema.pattern}\``);
+  if (typeof schema.pattern === "string") {
+    out.push(PATTERNS_IN_WORDS.get(schema.pattern) ?? `pattern \`${schema.pattern}\``);
+  }
   out.push(...bounds(schema.minLength, schema.maxLength, "character", "characters"));
   if (typeof schema.minimum === "number" && typeof schema.maximum === "number") {
     out.push(`${schema.minimum} to ${schema.maximum}`);
   } else {
     if (typeof schema.minimum === "number") out.push(`≥ ${schema.minimum}`);
+    if (typeof schema.exclusiveMinimum === "number") out.push(`> ${schema.exclusiveMinimum}`);
     if (typeof schema.maximum === "number") out.push(`≤ ${schema.maximum}`);
   }
-  if (typeof schema.exclusiveMinimum === "number") out.push(`> ${schema.exclusiveMinimum}`);
   if (typeof schema.exclusiveMaximum === "number") out.push(`< ${schema.exclusiveMaximum}`);
   out.push(...bounds(schema.minItems, schema.maxItems, "item", "items"));
   out.push(...bounds(schema.minProperties, schema.maxProperties, "entry", "entries"));
@@ -191,6 +194,10 @@ function collectFields(schema: Schema, prefix: string, rows: FieldRow[], notes: 
     }
   }
   const field = (name: string) => `\`${prefix}${name}\``;
+  const product = schema["x-maxProduct"];
+  if (isSchema(product) && Array.isArray(product.of)) {
+    notes.push(`${product.of.map(String).map(field).join(" × ")} ≤ ${product.maximum}.`);
+  }
   if (isSchema(schema.dependentSchemas)) {
     for (const [trigger, branch] of Object.entries(schema.dependentSchemas)) {
       notes.push(`When ${field(trigger)} is given: ${constraints(branch, field)}.`);

@@ -1,6 +1,7 @@
 import type { FromSchema } from "json-schema-to-ts";
-import { GameIdField } from "./games.js";
+import { GameIdField, idField } from "./fields.js";
 import { MatchIdField, MatchPlayerObject } from "./matches.js";
+import { MAX_MATCH_PLAYERS } from "./matchmaking.js";
 import { PlayerIdField } from "./players.js";
 import { compile } from "./validation.js";
 
@@ -19,7 +20,7 @@ export const BACKFILL_STATES = ["searching", "delivered", "cancelled", "timed-ou
 export type BackfillState = (typeof BACKFILL_STATES)[number];
 
 /** Caller-chosen ids make a retried request idempotent; generated when omitted. */
-export const BackfillRequestIdField = { type: "string", minLength: 1, maxLength: 256 } as const;
+export const BackfillRequestIdField = idField(256);
 
 export const BackfillRequestSchema = {
   $id: "BackfillRequest",
@@ -30,6 +31,7 @@ export const BackfillRequestSchema = {
     droppedPlayerId: PlayerIdField,
     matchScores: {
       type: "array",
+      maxItems: MAX_MATCH_PLAYERS,
       description: "Scores so far, per team, so the replacement can be rated fairly.",
       items: {
         type: "object",
@@ -38,6 +40,7 @@ export const BackfillRequestSchema = {
           score: { type: "number" },
           players: {
             type: "array",
+            maxItems: MAX_MATCH_PLAYERS,
             items: {
               type: "object",
               required: ["playerId", "score"],

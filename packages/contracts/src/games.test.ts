@@ -5,11 +5,19 @@ import {
   DEFAULT_CONFIRMATION_TIMEOUT,
   DEFAULT_MAX_QUEUE_SECONDS,
   type GameConfigRequest,
+  GameConfigRequestSchema,
+  MAX_GAME_TIMEOUT_SECONDS,
+  MAX_QUEUE_SECONDS,
   validateGameConfig,
   validateGameConfigRequest,
   withGameConfigDefaults,
 } from "./games.js";
-import { DEFAULT_TARGET_WAITING_TIME } from "./matchmaking.js";
+import {
+  DEFAULT_TARGET_WAITING_TIME,
+  MAX_MATCH_PLAYERS,
+  MAX_RATING_TOLERANCE,
+  MAX_WAITING_SECONDS,
+} from "./matchmaking.js";
 
 assertType<Equal<GameConfigRequest["confirmationTimeout"], number | undefined>>();
 assertType<Equal<GameConfigRequest["servers"], string[]>>();
@@ -51,6 +59,49 @@ describe("game config", () => {
       { pointer: "/targetWaitTime", detail: "is not an allowed property" },
       { pointer: "/maxLatency", detail: "is not an allowed property" },
     ]);
+  });
+
+  it("bounds the match size: each factor and their product at MAX_MATCH_PLAYERS", () => {
+    for (const [numTeams, numPlayersPerTeam] of [
+      [MAX_MATCH_PLAYERS, 1],
+      [1, MAX_MATCH_PLAYERS],
+      [2, MAX_MATCH_PLAYERS / 2],
+    ]) {
+      expect(validateGameConfigRequest({ ...config, numTeams, numPlayersPerTeam })).toBe(true);
+    }
+    expect(
+      fieldErrorsOf(validateGameConfigRequest, { ...config, numTeams: 2, numPlayersPerTeam: 501 }),
+    ).toEqual([{ pointer: "/numPlayersPerTeam", detail: "must keep numTeams × numPlayersPerTeam <= 1000" }]);
+    // A factor out of bounds is one error, not one more for the product.
+    expect(
+      fieldErrorsOf(validateGameConfigRequest, { ...config, numTeams: 1e9, numPlayersPerTeam: 2 }),
+    ).toEqual([{ pointer: "/numTeams", detail: "must be <= 1000" }]);
+  });
+
+  it("bounds every number of the config", () => {
+    const maxima = {
+      numTeams: MAX_MATCH_PLAYERS,
+      numPlayersPerTeam: MAX_MATCH_PLAYERS,
+      targetWaitingTime: MAX_WAITING_SECONDS,
+      maxWaitingTime: MAX_WAITING_SECONDS,
+      ratingTolerance: MAX_RATING_TOLERANCE,
+      confirmationTimeout: MAX_GAME_TIMEOUT_SECONDS,
+      backfillTimeout: MAX_GAME_TIMEOUT_SECONDS,
+      maxQueueSeconds: MAX_QUEUE_SECONDS,
+    };
+    const numeric = Object.entries(GameConfigRequestSchema.properties).filter(([, field]) =>
+      ["integer", "number"].includes(field.type as string),
+    );
+    expect(
+      Object.fromEntries(numeric.map(([name, field]) => [name, "maximum" in field && field.maximum])),
+    ).toEqual(maxima);
+    for (const [name, maximum] of Object.entries(maxima)) {
+      const base = name === "numTeams" ? { numPlayersPerTeam: 1 } : { numTeams: 1, numPlayersPerTeam: 2 };
+      expect(validateGameConfigRequest({ ...config, ...base, [name]: maximum })).toBe(true);
+      expect(fieldErrorsOf(validateGameConfigRequest, { ...config, ...base, [name]: maximum + 1 })).toEqual([
+        { pointer: `/${name}`, detail: `must be <= ${maximum}` },
+      ]);
+    }
   });
 
   it("answers the stored config with its defaults filled in and its mode name", () => {

@@ -1,13 +1,16 @@
 import type { FromSchema } from "json-schema-to-ts";
-import { DEFAULT_TARGET_WAITING_TIME, GameModeObject } from "./matchmaking.js";
-import { GAME_ID_PATTERN, MODE_NAME_PATTERN } from "./statistics.js";
-import { compile } from "./validation.js";
+import { GameIdField, ServerNameField } from "./fields.js";
+import { DEFAULT_TARGET_WAITING_TIME, GameModeObject, MAX_MATCH_PLAYERS } from "./matchmaking.js";
+import { MODE_NAME_PATTERN } from "./statistics.js";
+import { compile, type MaxProduct } from "./validation.js";
 
 /**
  * Hosted game configuration (`PUT /games/{gameId}`, `GET /games/{gameId}`, admin role).
  *
  * A game is one game mode: the matchmaker's GameMode fields (same names, same bounds, the same
- * `numTeams * numPlayersPerTeam >= 2` rule) plus what the hosted queue needs on top:
+ * `numTeams * numPlayersPerTeam >= 2` rule) with the match size bounded by the matchmaker's default
+ * limit (`numTeams * numPlayersPerTeam <= MAX_MATCH_PLAYERS`: the mode's name, its queue and every
+ * matchmaking request are sized by it), plus what the hosted queue needs on top:
  * - `servers`: the servers this game runs on. A submitted player may name a subset; a player who
  *   names none can play on all of them. Required, because a ticket without servers cannot match.
  * - `confirmationTimeout`: seconds a suggestion may wait for its confirmation before it fails and
@@ -18,43 +21,56 @@ import { compile } from "./validation.js";
  * a 400 instead of a silently ignored setting.
  */
 
-export { GAME_ID_PATTERN };
-export const GameIdField = { type: "string", pattern: GAME_ID_PATTERN } as const;
-
 /** Seconds a suggestion may stay unconfirmed, when the game config omits it. */
 export const DEFAULT_CONFIRMATION_TIMEOUT = 60;
+/** The longest `confirmationTimeout` and `backfillTimeout`: an hour, in seconds. */
+export const MAX_GAME_TIMEOUT_SECONDS = 3600;
+/** The longest `maxQueueSeconds`: a day. */
+export const MAX_QUEUE_SECONDS = 86_400;
 /** Seconds a backfill request may search before it times out (`timed-out`), when the config omits it. */
 export const DEFAULT_BACKFILL_TIMEOUT = 60;
 /** Seconds a player may wait in the queue before it is removed as `expired`, when the config omits it. */
 export const DEFAULT_MAX_QUEUE_SECONDS = 600;
 
-const { maxLatency: _notHosted, ...HostedGameModeProperties } = GameModeObject.properties;
+const {
+  maxLatency: _notHosted,
+  numTeams,
+  numPlayersPerTeam,
+  ...WaitingProperties
+} = GameModeObject.properties;
+const HostedGameModeProperties = {
+  numTeams: { ...numTeams, maximum: MAX_MATCH_PLAYERS },
+  numPlayersPerTeam: { ...numPlayersPerTeam, maximum: MAX_MATCH_PLAYERS },
+  ...WaitingProperties,
+} as const;
+const MatchSizeRule: MaxProduct = { of: ["numTeams", "numPlayersPerTeam"], maximum: MAX_MATCH_PLAYERS };
 
 const GameServersField = {
   type: "array",
   minItems: 1,
   uniqueItems: true,
-  items: { type: "string", minLength: 1, maxLength: 256 },
+  items: ServerNameField,
   description: "Servers of this game; players who name none can play on all of them.",
 } as const;
 
 const ConfirmationTimeoutField = {
   type: "integer",
   minimum: 1,
+  maximum: MAX_GAME_TIMEOUT_SECONDS,
   description: "Seconds a match suggestion may stay unconfirmed before it fails and requeues its players.",
 } as const;
 
 const BackfillTimeoutField = {
   type: "integer",
   minimum: 1,
-  maximum: 3600,
+  maximum: MAX_GAME_TIMEOUT_SECONDS,
   description: "Seconds a backfill request may search for a replacement before it times out.",
 } as const;
 
 const MaxQueueSecondsField = {
   type: "integer",
   minimum: 1,
-  maximum: 86_400,
+  maximum: MAX_QUEUE_SECONDS,
   description: "Seconds a player may wait in the queue before it is removed with the reason `expired`.",
 } as const;
 
@@ -72,6 +88,7 @@ export const GameConfigRequestSchema = {
   if: GameModeObject.if,
   // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword; its value is no function, so never a thenable
   then: GameModeObject.then,
+  "x-maxProduct": MatchSizeRule,
   additionalProperties: false,
 } as const;
 export type GameConfigRequest = FromSchema<

@@ -1,6 +1,7 @@
 export * from "./actions.js";
 export * from "./backfill.js";
 export * from "./error-codes.js";
+export * from "./fields.js";
 export * from "./games.js";
 export * from "./identity.js";
 export * from "./internal-operations.js";

@@ -1,3 +1,4 @@
+import { idField } from "./fields.js";
 import type { SchemaName } from "./schema-registry.js";
 
 /**
@@ -17,7 +18,7 @@ export interface InternalOperation {
 }
 
 /** A gateway connection's id (a UUID today; any short opaque string is accepted). */
-export const ConnectionIdField = { type: "string", minLength: 1, maxLength: 200 } as const;
+export const ConnectionIdField = idField(200);
 
 export const INTERNAL_OPERATIONS = [
   {

@@ -1,6 +1,6 @@
 import type { FromSchema } from "json-schema-to-ts";
+import { INT32_MAX, SeasonNameField } from "./fields.js";
 import { PlayerIdField } from "./players.js";
-import { SeasonNameField } from "./statistics.js";
 import { compile } from "./validation.js";
 
 /**
@@ -35,7 +35,12 @@ export const LeaderboardRequestSchema = {
   required: ["count"],
   properties: {
     count: { type: "integer", minimum: 1, maximum: LEADERBOARD_FROM_TOP_MAX_COUNT },
-    fromRank: { type: "integer", minimum: 1, description: "1-based rank of the first entry." },
+    fromRank: {
+      type: "integer",
+      minimum: 1,
+      maximum: INT32_MAX,
+      description: "1-based rank of the first entry.",
+    },
     playerId: { ...PlayerIdField, description: "Answer the entries around this player." },
     season: { ...SeasonNameField, description: "The current season when omitted." },
   },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { fieldErrorsOf } from "../test/field-errors.js";
+import { INT32_MAX } from "./fields.js";
 import {
   type DeliveredMatch,
   type PlayerResult,
@@ -109,6 +110,16 @@ describe("completing a match", () => {
       { pointer: "/teams/1/rank", detail: "must be integer" },
       { pointer: "/teams/1/players/0/score", detail: "is required" },
     ]);
+  });
+
+  it("bounds a rank by PostgreSQL's integer", () => {
+    const team = (rank: number) => ({ rank, players: [{ playerId: "player_1", score: 1 }] });
+    expect(validateCompleteMatchRequest({ teams: [team(INT32_MAX)] })).toBe(true);
+    for (const rank of [INT32_MAX + 1, 1e308]) {
+      expect(fieldErrorsOf(validateCompleteMatchRequest, { teams: [team(rank)] })).toEqual([
+        { pointer: "/teams/0/rank", detail: "must be <= 2147483647" },
+      ]);
+    }
   });
 
   const result: PlayerResult = {

@@ -1,7 +1,7 @@
 import type { FromSchema } from "json-schema-to-ts";
-import { GameIdField } from "./games.js";
+import { GameIdField, INT32_MAX, SeasonNameField, ServerNameField } from "./fields.js";
+import { MAX_MATCH_PLAYERS } from "./matchmaking.js";
 import { PlayerIdField, PlayerReferenceField } from "./players.js";
-import { SeasonNameField } from "./statistics.js";
 import { compile } from "./validation.js";
 
 /**
@@ -79,7 +79,13 @@ export const MatchSchema = {
 } as const;
 export type Match = FromSchema<typeof MatchSchema>;
 
-const PlayerIdList = { type: "array", uniqueItems: true, items: PlayerIdField } as const;
+/** A list of a match's players: a match holds at most MAX_MATCH_PLAYERS. */
+const PlayerIdList = {
+  type: "array",
+  maxItems: MAX_MATCH_PLAYERS,
+  uniqueItems: true,
+  items: PlayerIdField,
+} as const;
 
 /** Players to take out of the queue (`remove`) or put back in it (`requeue`). */
 const MatchPlayersUpdateObject = {
@@ -117,24 +123,26 @@ const ScoredPlayerObject = {
 /**
  * `.../statuses/completed`. `rank` 0 is the winning team; equal ranks are a tie. Idem's API gives
  * `rank` as a number; ranks are whole places, so the schema asks for a non-negative integer (JSON
- * `1.0` is still accepted: it parses to 1).
+ * `1.0` is still accepted: it parses to 1) that PostgreSQL's integer holds. A match has at most
+ * MAX_MATCH_PLAYERS players, so no list of a result is longer.
  */
 export const CompleteMatchRequestSchema = {
   $id: "CompleteMatchRequest",
   type: "object",
   required: ["teams"],
   properties: {
-    server: { type: "string", minLength: 1, description: "The server the match was played on." },
+    server: { ...ServerNameField, description: "The server the match was played on." },
     gameLength: { type: "number", minimum: 0, description: "Seconds." },
     teams: {
       type: "array",
       minItems: 1,
+      maxItems: MAX_MATCH_PLAYERS,
       items: {
         type: "object",
         required: ["rank", "players"],
         properties: {
-          rank: { type: "integer", minimum: 0 },
-          players: { type: "array", minItems: 1, items: ScoredPlayerObject },
+          rank: { type: "integer", minimum: 0, maximum: INT32_MAX },
+          players: { type: "array", minItems: 1, maxItems: MAX_MATCH_PLAYERS, items: ScoredPlayerObject },
         },
       },
     },

@@ -22,7 +22,21 @@ import { compile, compileFirstError } from "./validation.js";
 /** The wait (seconds) over which the required match quality relaxes, when the game mode omits it. */
 export const DEFAULT_TARGET_WAITING_TIME = 20;
 
+/**
+ * The largest match (numTeams × numPlayersPerTeam): the matchmaker's `MAX_MATCH_PLAYERS` default,
+ * and the bound of every hosted game. A match's cost grows with its size; 1000 covers 100-player
+ * battle royales with room to spare.
+ */
+export const MAX_MATCH_PLAYERS = 1000;
+/** The longest wait a game mode may name (`targetWaitingTime`, `maxWaitingTime`): one day, in seconds. */
+export const MAX_WAITING_SECONDS = 86_400;
+/** The largest `maxLatency`, in milliseconds: a minute, far above any playable latency. */
+export const MAX_LATENCY_MS = 60_000;
+/** The largest `ratingTolerance`: far beyond the spread of any rating scale. */
+export const MAX_RATING_TOLERANCE = 1_000_000;
+
 const NonNegativeNumber = { type: "number", minimum: 0 } as const;
+const WaitingSeconds = { ...NonNegativeNumber, maximum: MAX_WAITING_SECONDS } as const;
 
 /** GameMode without `$id`, for embedding (the hosted game config extends it). */
 export const GameModeObject = {
@@ -32,24 +46,26 @@ export const GameModeObject = {
     numTeams: { type: "integer", minimum: 1, description: "Number of teams per match." },
     numPlayersPerTeam: { type: "integer", minimum: 1, description: "Number of players per team." },
     targetWaitingTime: {
-      ...NonNegativeNumber,
+      ...WaitingSeconds,
       default: DEFAULT_TARGET_WAITING_TIME,
       description:
         "Seconds over which the required match quality relaxes from strict to anything compatible.",
     },
     maxWaitingTime: {
-      ...NonNegativeNumber,
+      ...WaitingSeconds,
       description:
         "Seconds after which a ticket is placed in the best match still available to it, whatever its quality. No limit when omitted.",
     },
     maxLatency: {
       ...NonNegativeNumber,
+      maximum: MAX_LATENCY_MS,
       description:
         "Milliseconds; servers above it are not candidates for a ticket. Advanced edition (latency maps) only; ignored for server lists.",
     },
     ratingTolerance: {
       type: "number",
       exclusiveMinimum: 0,
+      maximum: MAX_RATING_TOLERANCE,
       description:
         "Rating difference inside a match that counts as clearly unequal. Derived from the spread of the request's ratings when omitted.",
     },

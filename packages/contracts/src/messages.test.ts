@@ -106,7 +106,7 @@ describe("action payloads", () => {
       }),
     ).toEqual([{ pointer: "/seasons", detail: "must NOT have more than 5 items" }]);
     expect(fieldErrorsOf(messagePayloadValidators.getPlayerStats, { playerId: "p", seasons: ["2"] })).toEqual(
-      [{ pointer: "/seasons/0", detail: 'must match pattern "^S[1-9][0-9]*$"' }],
+      [{ pointer: "/seasons/0", detail: "must be a season name, S1 to S2147483647" }],
     );
   });
 });

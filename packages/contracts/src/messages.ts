@@ -5,7 +5,7 @@ import {
   BackfillRequestSchema,
   BackfillSuggestionSchema,
 } from "./backfill.js";
-import { GameIdField } from "./games.js";
+import { GameIdField, SeasonNameField } from "./fields.js";
 import {
   CompleteMatchRequestSchema,
   CompleteMatchResponseSchema,
@@ -23,7 +23,7 @@ import {
   SubmitPlayersRequestSchema,
   SubmitPlayersResponseSchema,
 } from "./players.js";
-import { MAX_STATS_SEASONS, PlayerStatsSchema, SeasonNameField } from "./statistics.js";
+import { MAX_STATS_SEASONS, PlayerStatsSchema } from "./statistics.js";
 import { compile, type Validator } from "./validation.js";
 
 /**

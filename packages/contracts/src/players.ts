@@ -1,4 +1,5 @@
 import type { FromSchema } from "json-schema-to-ts";
+import { idField, ServerNameField, textField } from "./fields.js";
 import { compile } from "./validation.js";
 
 /**
@@ -9,9 +10,9 @@ import { compile } from "./validation.js";
  */
 
 /** Player ids are the game's own (Steam, Epic, Firebase, ... ids), so only bounded, not shaped. */
-export const PlayerIdField = { type: "string", minLength: 1, maxLength: 256 } as const;
+export const PlayerIdField = idField(256);
 /** Free text a game attaches to a player and gets back with its matches; `null` when none was given. */
-export const PlayerReferenceField = { type: ["string", "null"], maxLength: 1024 } as const;
+export const PlayerReferenceField = { ...textField(1024), type: ["string", "null"] } as const;
 
 /** `waiting`: in the queue. `matched`: in a suggested, delivered or confirmed match. */
 export const PLAYER_STATES = ["waiting", "matched"] as const;
@@ -23,9 +24,7 @@ export const SubmitPlayersRequestSchema = {
   required: ["players"],
   properties: {
     partyName: {
-      type: "string",
-      minLength: 1,
-      maxLength: 256,
+      ...idField(256),
       description: "Players submitted together as a party go into the same team of the same match.",
     },
     players: {
@@ -39,7 +38,7 @@ export const SubmitPlayersRequestSchema = {
             type: "array",
             minItems: 1,
             uniqueItems: true,
-            items: { type: "string", minLength: 1 },
+            items: ServerNameField,
             description:
               "Servers the player can play on, best first; all of the game's servers when omitted.",
           },

@@ -91,7 +91,7 @@ describe("PlayerStats", () => {
     const [season] = playerStats.seasons;
     const bad = { ...season!, season: "S0", stats: [{ ...modeStats, rankingPoints: -1, winRatio: 1.5 }] };
     expect(fieldErrorsOf(validatePlayerStats, { ...playerStats, seasons: [bad] })).toEqual([
-      { pointer: "/seasons/0/season", detail: 'must match pattern "^S[1-9][0-9]*$"' },
+      { pointer: "/seasons/0/season", detail: "must be a season name, S1 to S2147483647" },
       { pointer: "/seasons/0/stats/0/rankingPoints", detail: "must be >= 0" },
       { pointer: "/seasons/0/stats/0/winRatio", detail: "must be <= 1" },
     ]);

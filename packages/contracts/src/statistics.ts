@@ -1,4 +1,5 @@
 import type { FromSchema } from "json-schema-to-ts";
+import { GameIdField, idField, MAX_SEASON_NAME_LENGTH, SeasonNameField } from "./fields.js";
 import { compile } from "./validation.js";
 
 /**
@@ -10,8 +11,6 @@ import { compile } from "./validation.js";
  * the message shape only adds its two fields. All of them are answers we produce, so they are closed.
  */
 
-/** Season names: `S1`, `S2`, ... (no `S0`, no leading zeros). */
-export const SEASON_NAME_PATTERN = "^S[1-9][0-9]*$";
 /** The season every tenant starts in, and the only one of a tenant that never starts another. */
 export const FIRST_SEASON = "S1";
 /** At most this many seasons in one getPlayerStats request (more is a 400). */
@@ -19,8 +18,15 @@ export const MAX_STATS_SEASONS = 5;
 /** How far ratings keep their distance from the default at a season start, when not given. */
 export const DEFAULT_RATING_CARRY_OVER = 0.5;
 
-/** A season name field, for embedding in other schemas (no `$id`). */
-export const SeasonNameField = { type: "string", pattern: SEASON_NAME_PATTERN } as const;
+/**
+ * `?seasons=S1,S2` of `GET /players/{playerId}`: read by stats (names, count), bounded here to
+ * MAX_STATS_SEASONS names with a separator and a space each.
+ */
+export const StatsSeasonsQueryField = {
+  type: "string",
+  maxLength: MAX_STATS_SEASONS * (MAX_SEASON_NAME_LENGTH + 2),
+  description: `Comma-separated season names (at most ${MAX_STATS_SEASONS}); the current and previous season when omitted`,
+} as const;
 
 /** Mode names are the team sizes joined by `v`: `1v1`, `2v2`, `1v1v1v1`; one team of 4 is `4`. */
 export const MODE_NAME_PATTERN = "^[1-9][0-9]*(?:v[1-9][0-9]*)*$";
@@ -33,19 +39,12 @@ export function gameModeName(mode: { numTeams: number; numPlayersPerTeam: number
 const Count = { type: "integer", minimum: 0 } as const;
 
 /**
- * Game ids appear in paths and storage keys: letters, digits, `_`, `.`, `-`, at most 64. Defined
- * here rather than in games.ts, which imports this module (games.ts re-exports it).
- */
-export const GAME_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$";
-const StatsGameIdField = { type: "string", pattern: GAME_ID_PATTERN } as const;
-
-/**
  * Statistics are kept per `gameId` (one game mode of the tenant); each entry names its `mode` (the
  * field Idem's clients read) and its `gameId` (ours: Idem clients ignore unknown fields).
  */
 const RestModeStatsProperties = {
   mode: { type: "string", pattern: MODE_NAME_PATTERN },
-  gameId: StatsGameIdField,
+  gameId: GameIdField,
   matchesPlayed: Count,
   wins: Count,
   losses: Count,
@@ -174,6 +173,8 @@ export function toRestPlayerStats(stats: PlayerStats): RestPlayerStats {
 }
 
 const Timestamp = { type: "string", format: "date-time" } as const;
+/** A timestamp a client sends: `date-time` allows any number of fraction digits, so it is bounded too. */
+const RequestTimestamp = { ...Timestamp, maxLength: 64 } as const;
 const RatingCarryOver = {
   type: "number",
   minimum: 0,
@@ -219,7 +220,7 @@ export const CreateSeasonRequestSchema = {
   $id: "CreateSeasonRequest",
   type: "object",
   properties: {
-    startsAt: { ...Timestamp, description: "When the new season starts; now when omitted." },
+    startsAt: { ...RequestTimestamp, description: "When the new season starts; now when omitted." },
     ratingCarryOver: { ...RatingCarryOver, default: DEFAULT_RATING_CARRY_OVER },
   },
   additionalProperties: false,
@@ -249,10 +250,10 @@ export const PlayerHistoryQuerySchema = {
   $id: "PlayerHistoryQuery",
   type: "object",
   properties: {
-    gameId: StatsGameIdField,
+    gameId: GameIdField,
     season: SeasonNameField,
     limit: { type: "integer", minimum: 1, maximum: MAX_HISTORY_LIMIT, default: DEFAULT_HISTORY_LIMIT },
-    cursor: { type: "string", minLength: 1, maxLength: 512 },
+    cursor: idField(512),
   },
   additionalProperties: false,
 } as const;
@@ -290,7 +291,7 @@ const HistoryEntryObject = {
   ],
   properties: {
     matchId: { type: "string", minLength: 1 },
-    gameId: StatsGameIdField,
+    gameId: GameIdField,
     mode: { type: "string", pattern: MODE_NAME_PATTERN },
     season: SeasonNameField,
     completedAt: Timestamp,
@@ -340,14 +341,14 @@ export const SeasonResetRequestSchema = {
   required: ["seasonName"],
   properties: {
     seasonName: SeasonNameField,
-    seasonStart: { ...Timestamp, description: "When the new season starts; now when omitted." },
+    seasonStart: { ...RequestTimestamp, description: "When the new season starts; now when omitted." },
     percentages: {
       type: "array",
       maxItems: 1000,
       items: {
         type: "object",
         required: ["gameId", "percentage"],
-        properties: { gameId: StatsGameIdField, percentage: { type: "number", minimum: 0, maximum: 100 } },
+        properties: { gameId: GameIdField, percentage: { type: "number", minimum: 0, maximum: 100 } },
       },
     },
   },

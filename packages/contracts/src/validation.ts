@@ -1,5 +1,14 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import {
+  _,
+  Ajv2020,
+  type Code,
+  type CodeKeywordDefinition,
+  type ErrorObject,
+  type KeywordCxt,
+  type ValidateFunction,
+} from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { PATTERNS_IN_WORDS } from "./fields.js";
 import type { FieldError } from "./problem.js";
 
 // ajv-formats is CommonJS: under NodeNext the default import is its `module.exports` object.
@@ -8,11 +17,64 @@ const addFormats: AddFormats =
   (addFormatsModule as unknown as { default?: AddFormats }).default ??
   (addFormatsModule as unknown as AddFormats);
 
+/** `x-maxProduct`'s value: the two integer fields whose product is bounded, and the bound. */
+export interface MaxProduct {
+  of: readonly [string, string];
+  maximum: number;
+}
+
+/**
+ * `x-maxProduct: {of: [a, b], maximum}` on an object: `a × b` must not exceed `maximum` when both
+ * are numbers. JSON Schema has no keyword that multiplies; this one keeps the rule in the schema,
+ * so every validator of it checks it. The error points at `b`, the field a client lowers to fit,
+ * e.g. `/numPlayersPerTeam` "must keep numTeams × numPlayersPerTeam <= 1000".
+ */
+const maxProductKeyword: CodeKeywordDefinition = {
+  keyword: "x-maxProduct",
+  type: "object",
+  schemaType: "object",
+  metaSchema: {
+    type: "object",
+    required: ["of", "maximum"],
+    properties: {
+      of: { type: "array", items: { type: "string" }, minItems: 2, maxItems: 2 },
+      maximum: { type: "number" },
+    },
+    additionalProperties: false,
+  },
+  error: {
+    message: ({ schema }) => {
+      const { of, maximum } = schema as MaxProduct;
+      return _`${`must keep ${of[0]} × ${of[1]} <= ${maximum}`}`;
+    },
+  },
+  code(cxt: KeywordCxt) {
+    const { gen, data } = cxt;
+    const { of, maximum } = cxt.schema as MaxProduct;
+    const [a, b] = [_`${data}[${of[0]}]`, _`${data}[${of[1]}]`];
+    // A factor above the bound already fails its own `maximum`; one error for it is enough.
+    gen.if(
+      _`typeof ${a} == "number" && typeof ${b} == "number" && ${a} <= ${maximum} && ${b} <= ${maximum} && ${a} * ${b} > ${maximum}`,
+    );
+    // A property name, as ajv's own keywords pass it (`ErrorPaths` types it as generated code).
+    const field: Code = cxt.schema.of[1];
+    cxt.error(false, undefined, { instancePath: field });
+    if (cxt.allErrors) gen.endIf();
+    else gen.else();
+  },
+};
+
+/** The keywords of our own that the contracts use, on every ajv instance that compiles them. */
+function addContractKeywords(instance: Ajv2020): void {
+  addFormats(instance);
+  // An annotation on credential fields (see `secretFieldNames`); it validates nothing.
+  instance.addKeyword({ keyword: "x-secret", schemaType: "boolean" });
+  instance.addKeyword(maxProductKeyword);
+}
+
 /** One ajv instance for every contract: strict, all errors reported, no coercion of wire data. */
 export const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-addFormats(ajv);
-// An annotation on credential fields (see `secretFieldNames`); it validates nothing.
-ajv.addKeyword({ keyword: "x-secret", schemaType: "boolean" });
+addContractKeywords(ajv);
 
 export type Validator<T> = ValidateFunction<T>;
 
@@ -26,7 +88,7 @@ export function compile<T>(schema: object): Validator<T> {
  * 16 MB), so callers validate with this first and list errors only for a bounded part of the body.
  */
 const firstErrorAjv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true });
-addFormats(firstErrorAjv);
+addContractKeywords(firstErrorAjv);
 
 export function compileFirstError<T>(schema: object): Validator<T> {
   return firstErrorAjv.compile<T>(schema);
@@ -36,6 +98,7 @@ export function compileFirstError<T>(schema: object): Validator<T> {
 export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined, root = ""): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
+  const tooLong = new Set((errors ?? []).filter((e) => e.keyword === "maxLength").map((e) => e.instancePath));
   for (const e of errors ?? []) {
     // An `if` error only says "must match the then schema"; the failing `then` keyword is reported
     // beside it with the field's own pointer, so the `if` line adds noise and no information.
@@ -57,6 +120,11 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined,
       detail = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
     } else if (e.keyword === "false schema") {
       detail = "is not allowed";
+    } else if (e.keyword === "pattern") {
+      // A string too long is told so once: its pattern (which bounds the length too) adds nothing.
+      if (tooLong.has(e.instancePath)) continue;
+      const words = PATTERNS_IN_WORDS.get(e.params.pattern);
+      if (words !== undefined) detail = `must be ${words}`;
     }
     // A rule that applies only when another field is present (`dependentSchemas`) says so, e.g.
     // `/count` "must be <= 100 when fromRank is given".

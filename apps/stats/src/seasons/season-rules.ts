@@ -1,10 +1,12 @@
-import { FIRST_SEASON, MAX_STATS_SEASONS } from "@arena/contracts";
+import { FIRST_SEASON, MAX_STATS_SEASONS, SEASON_NAME_PATTERN } from "@arena/contracts";
 import { DEFAULT_RATING, type Rating } from "../ratings/rating-model.js";
+
+/** The contracts' rule for season names: `S1` to `S2147483647`, PostgreSQL integers. */
+const SEASON_NAME = new RegExp(SEASON_NAME_PATTERN);
 
 /** `S3` → 3; undefined for anything that is not a season name. */
 export function seasonNumber(name: string): number | undefined {
-  const match = /^S([1-9][0-9]{0,8})$/.exec(name);
-  return match ? Number(match[1]) : undefined;
+  return SEASON_NAME.test(name) ? Number(name.slice(1)) : undefined;
 }
 
 export function seasonName(n: number): string {
