@@ -5,12 +5,12 @@ import { PreparedStatement, type SqlClient, sqlInteger } from "../db.js";
  * `PreparedStatement`) and run in two simple-query round trips by `MatchCompletion`.
  */
 
-/** The match row, locked, with its roster as `[playerId, dropped]` pairs. */
+/** The match row, locked, with its roster as `[playerId, dropped, team]` triples. */
 export const OPEN_MATCH = new PreparedStatement(
   "completion_open_match",
   ["text", "text"],
   `SELECT m.game_id, m.status::text AS status, m.result_request, m.result_answer,
-          (SELECT coalesce(json_agg(json_build_array(p.player_id, p.dropped_at IS NOT NULL)), '[]'::json)
+          (SELECT coalesce(json_agg(json_build_array(p.player_id, p.dropped_at IS NOT NULL, p.team)), '[]'::json)
              FROM match_players p WHERE p.tenant_id = m.tenant_id AND p.match_id = m.match_id) AS roster
      FROM matches m WHERE m.tenant_id = $1 AND m.match_id = $2
       FOR UPDATE OF m`,

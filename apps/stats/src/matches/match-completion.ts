@@ -50,7 +50,7 @@ interface MatchRow {
   status: string;
   result_request: string | null;
   result_answer: unknown;
-  roster: Array<[string, boolean]>;
+  roster: Array<[string, boolean, number]>;
 }
 
 interface LockedPlayer {
@@ -489,7 +489,7 @@ function verdict(c: CompletionContext, match: MatchRow | undefined): Verdict {
   }
   const errors = rosterErrors(
     c.body,
-    match.roster.map(([playerId, dropped]) => ({ playerId, dropped })),
+    match.roster.map(([playerId, dropped, team]) => ({ playerId, dropped, team })),
   );
   return errors.length > 0 ? { kind: "refused", error: AppError.validation(errors) } : { kind: "proceed" };
 }
