@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createHarness, createMatch, gameConfig, type Harness, playMatch, result } from "./harness.js";
 import { dropPlayer, insertMatch } from "./match-fixture.js";
@@ -230,6 +231,68 @@ describe("completing a match", () => {
 
 const complete = (game: string, match: string, body: object) =>
   h.as("acme", "server").post(path(game, match), body).timeout(5_000);
+
+describe("a completion that is refused touches no player", () => {
+  it("answers an unknown match, another game's and an unconfirmed one without creating or locking the players it names", async () => {
+    await playMatch(h, "acme", "duel", [["held"], ["other"]]);
+    const ghosts = Array.from({ length: 200 }, (_, i) => `ghost-${i}`);
+    const teams = [["held", ...ghosts.slice(0, 100)], ghosts.slice(100)];
+    const delivered = randomUUID();
+    await insertMatch(h.db, "acme", {
+      matchId: delivered,
+      gameId: "duel",
+      server: "eu-1",
+      status: "delivered",
+      teams: [[{ playerId: "held" }], [{ playerId: "ghost-0" }]],
+    });
+    const squadMatch = await createMatch(h, "acme", "squads", [
+      ["held", "ghost-1"],
+      ["ghost-2", "ghost-3"],
+    ]);
+
+    // Another transaction holds an existing player's row and inserts a new one without committing:
+    // a completion that upserted or locked either would wait for it (until the request times out).
+    const other = await h.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM players WHERE tenant_id = 'acme' AND player_id = 'held' FOR UPDATE");
+      await other.query(
+        "INSERT INTO players (tenant_id, player_id, updated_at) VALUES ('acme', 'ghost-0', now())",
+      );
+      const unknown = await complete("duel", randomUUID(), result(teams));
+      expect(unknown.status).toBe(404);
+      expect((await complete("duel", squadMatch, result(teams))).status).toBe(404);
+      expect((await complete("duel", delivered, result([["held"], ["ghost-0"]]))).status).toBe(409);
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+    const created = await h.db.player.count({ where: { tenantId: "acme", playerId: { in: ghosts } } });
+    expect(created).toBe(0);
+  });
+
+  it("locks no player for a body that names someone outside the match's roster", async () => {
+    await playMatch(h, "acme", "duel", [["keeper"], ["visitor"]]);
+    const matchId = await createMatch(h, "acme", "duel", [["keeper"], ["rookie"]]);
+    const other = await h.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM players WHERE tenant_id = 'acme' AND player_id = 'keeper' FOR UPDATE");
+      const res = await complete("duel", matchId, result([["keeper"], ["stranger"]]));
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toContainEqual({
+        pointer: "/teams/1/players/0/playerId",
+        detail: "is not in this match's roster",
+      });
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+    expect(await h.db.player.count({ where: { tenantId: "acme", playerId: "stranger" } })).toBe(0);
+    // The match is still there to complete, with its roster.
+    await complete("duel", matchId, result([["keeper"], ["rookie"]])).expect(200);
+  });
+});
 
 describe("a completion keeps the shape of its match", () => {
   const pointers = (res: { body: { errors?: Array<{ pointer: string }> } }) =>

@@ -42,6 +42,9 @@ export function duplicatePlayers(body: CompleteMatchRequest): FieldError[] {
  * (a dropped player may be listed with its team or left out) and nobody else. So a player is
  * never reported in another team than the match put it in: a different split of the same players
  * would rate a different match (a 1v1 reported as one team of two gave both a win).
+ *
+ * The completion's players lock (`LOCK_PLAYERS` in completion-sql.ts) applies this same rule in
+ * SQL, so that a refused body locks nobody; test/completion-gate.test.ts checks the two agree.
  */
 export function rosterErrors(body: CompleteMatchRequest, roster: readonly RosterPlayer[]): FieldError[] {
   const inRoster = new Map(roster.map((p) => [p.playerId, p]));
