@@ -5,7 +5,7 @@ import { MatchIdField } from "./matches.js";
 import type { MessageAction } from "./messages.js";
 import { PlayerIdField } from "./players.js";
 import type { SchemaName } from "./schema-registry.js";
-import { MAX_STATS_SEASONS, PlayerHistoryQuerySchema } from "./statistics.js";
+import { MAX_STATS_SEASONS, PlayerHistoryQuerySchema, SeasonNameField } from "./statistics.js";
 
 /**
  * The one action table: every operation of the hosted API, once. The gateway's REST routing and
@@ -309,6 +309,18 @@ export const HOSTED_OPERATIONS = [
     optionalBody: true,
     answers: { 201: "Season" },
     errors: [409],
+    tag: "seasons",
+  },
+  {
+    operationId: "cancelSeason",
+    action: null,
+    method: "DELETE",
+    path: "/seasons/{season}",
+    summary: "Cancel a season that has not started (409 once it has)",
+    roles: ADMIN_ONLY,
+    params: { season: { ...SeasonNameField, description: "A season that has not started" } },
+    answers: { 204: null },
+    errors: [404, 409],
     tag: "seasons",
   },
   {

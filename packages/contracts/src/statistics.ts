@@ -16,6 +16,13 @@ export const SEASON_NAME_PATTERN = "^S[1-9][0-9]*$";
 export const FIRST_SEASON = "S1";
 /** At most this many seasons in one getPlayerStats request (more is a 400). */
 export const MAX_STATS_SEASONS = 5;
+/**
+ * How far ahead a season may be scheduled: a start later than this many days after now is a 400
+ * (a season scheduled far ahead blocks every other start until it begins or is cancelled).
+ */
+export const MAX_SEASON_LEAD_DAYS = 365;
+/** The description of a season's start in a request. */
+const SEASON_START = `When the new season starts: now when omitted, at most ${MAX_SEASON_LEAD_DAYS} days after now.`;
 /** How far ratings keep their distance from the default at a season start, when not given. */
 export const DEFAULT_RATING_CARRY_OVER = 0.5;
 
@@ -219,7 +226,7 @@ export const CreateSeasonRequestSchema = {
   $id: "CreateSeasonRequest",
   type: "object",
   properties: {
-    startsAt: { ...Timestamp, description: "When the new season starts; now when omitted." },
+    startsAt: { ...Timestamp, description: SEASON_START },
     ratingCarryOver: { ...RatingCarryOver, default: DEFAULT_RATING_CARRY_OVER },
   },
   additionalProperties: false,
@@ -340,7 +347,7 @@ export const SeasonResetRequestSchema = {
   required: ["seasonName"],
   properties: {
     seasonName: SeasonNameField,
-    seasonStart: { ...Timestamp, description: "When the new season starts; now when omitted." },
+    seasonStart: { ...Timestamp, description: SEASON_START },
     percentages: {
       type: "array",
       maxItems: 1000,
