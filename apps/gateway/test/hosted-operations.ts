@@ -6,6 +6,7 @@ const PARAM_VALUES: Record<string, string> = {
   matchId: "5f0c6d7e-8a9b-4c1d-9e2f-3a4b5c6d7e8f",
   playerId: "player-1",
   backfillingRequestId: "backfill-1",
+  season: "S2",
 };
 
 /** Every hosted operation with a concrete path, as the security and routing suites call them. */

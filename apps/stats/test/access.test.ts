@@ -18,6 +18,7 @@ const routes: Array<[string, string, object?]> = [
   ["get", "/seasons"],
   ["post", "/seasons", {}],
   ["post", "/admin/season/reset", { seasonName: "S2" }],
+  ["delete", "/seasons/S2"],
   ["get", "/players/alice"],
   ["get", "/players/alice/history"],
   ["post", "/internal/actions/getPlayerStats", { playerId: "alice" }],

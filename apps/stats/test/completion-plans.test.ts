@@ -108,10 +108,17 @@ describe("a completion's statements on large tables", () => {
       sigma_before: 8,
       points_before: 0,
     }));
+    // m1's roster: p1 and p3 in team 0, p2 and p4 in team 1.
+    const lockJob = {
+      match_id: "m1",
+      game_id: "g",
+      teams: 2,
+      players: ids.map((id, i) => ({ id, team: i % 2 })),
+    };
     return [
       OPEN_MATCH.execute(sql.tenant, sql.match),
-      LOCK_PLAYERS.execute(sql.tenant, sql.now, sql.ids),
-      STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids),
+      LOCK_PLAYERS.execute(sql.tenant, sql.now, client.escapeLiteral(JSON.stringify([lockJob]))),
+      STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids, sql.match),
       WRITE_RESULT.execute(
         client.escapeLiteral(JSON.stringify(rows)),
         sql.tenant,

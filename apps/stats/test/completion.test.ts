@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createHarness, createMatch, gameConfig, type Harness, playMatch, result } from "./harness.js";
 import { dropPlayer, insertMatch } from "./match-fixture.js";
@@ -225,5 +226,195 @@ describe("completing a match", () => {
       if (i > 0) expect(step.before.rankingPoints).toBe(chain[i - 1]!.after.rankingPoints);
     });
     expect(chain[11]!.after.rankingPoints).toBe(duel.rankingPoints);
+  });
+});
+
+const complete = (game: string, match: string, body: object) =>
+  h.as("acme", "server").post(path(game, match), body).timeout(5_000);
+
+describe("a completion that is refused touches no player", () => {
+  it("answers an unknown match, another game's and an unconfirmed one without creating or locking the players it names", async () => {
+    await playMatch(h, "acme", "duel", [["held"], ["other"]]);
+    const ghosts = Array.from({ length: 200 }, (_, i) => `ghost-${i}`);
+    const teams = [["held", ...ghosts.slice(0, 100)], ghosts.slice(100)];
+    const delivered = randomUUID();
+    await insertMatch(h.db, "acme", {
+      matchId: delivered,
+      gameId: "duel",
+      server: "eu-1",
+      status: "delivered",
+      teams: [[{ playerId: "held" }], [{ playerId: "ghost-0" }]],
+    });
+    const squadMatch = await createMatch(h, "acme", "squads", [
+      ["held", "ghost-1"],
+      ["ghost-2", "ghost-3"],
+    ]);
+
+    // Another transaction holds an existing player's row and inserts a new one without committing:
+    // a completion that upserted or locked either would wait for it (until the request times out).
+    const other = await h.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM players WHERE tenant_id = 'acme' AND player_id = 'held' FOR UPDATE");
+      await other.query(
+        "INSERT INTO players (tenant_id, player_id, updated_at) VALUES ('acme', 'ghost-0', now())",
+      );
+      const unknown = await complete("duel", randomUUID(), result(teams));
+      expect(unknown.status).toBe(404);
+      expect((await complete("duel", squadMatch, result(teams))).status).toBe(404);
+      expect((await complete("duel", delivered, result([["held"], ["ghost-0"]]))).status).toBe(409);
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+    const created = await h.db.player.count({ where: { tenantId: "acme", playerId: { in: ghosts } } });
+    expect(created).toBe(0);
+  });
+
+  it("locks no player for a body that names someone outside the match's roster", async () => {
+    await playMatch(h, "acme", "duel", [["keeper"], ["visitor"]]);
+    const matchId = await createMatch(h, "acme", "duel", [["keeper"], ["rookie"]]);
+    const other = await h.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM players WHERE tenant_id = 'acme' AND player_id = 'keeper' FOR UPDATE");
+      const res = await complete("duel", matchId, result([["keeper"], ["stranger"]]));
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toContainEqual({
+        pointer: "/teams/1/players/0/playerId",
+        detail: "is not in this match's roster",
+      });
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+    expect(await h.db.player.count({ where: { tenantId: "acme", playerId: "stranger" } })).toBe(0);
+    // The match is still there to complete, with its roster.
+    await complete("duel", matchId, result([["keeper"], ["rookie"]])).expect(200);
+  });
+});
+
+describe("a completion keeps the shape of its match", () => {
+  const pointers = (res: { body: { errors?: Array<{ pointer: string }> } }) =>
+    (res.body.errors ?? []).map((e) => e.pointer);
+
+  it("refuses a 1v1 reported as one team of two, and counts nothing", async () => {
+    const matchId = await createMatch(h, "acme", "duel", [["solo-a"], ["solo-b"]]);
+    const res = await complete("duel", matchId, result([["solo-a", "solo-b"]]));
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toContainEqual({
+      pointer: "/teams",
+      detail: "must hold 2 teams, one per team of the match",
+    });
+    await h.as("acme").get("/players/solo-a").expect(404);
+    // Reported as the match was formed, it completes.
+    const done = await complete("duel", matchId, result([["solo-a"], ["solo-b"]])).expect(200);
+    expect(done.body.players.map((p: { wins: number }) => p.wins)).toEqual([1, 0]);
+  });
+
+  it("refuses more teams than the match has", async () => {
+    const matchId = await createMatch(h, "acme", "squads", [
+      ["tri-a", "tri-b"],
+      ["tri-c", "tri-d"],
+    ]);
+    const res = await complete("squads", matchId, result([["tri-a"], ["tri-b"], ["tri-c", "tri-d"]]));
+    expect(res.status).toBe(400);
+    expect(pointers(res)).toContain("/teams");
+  });
+
+  it("refuses players reported in another team than the match put them in", async () => {
+    const matchId = await createMatch(h, "acme", "squads", [
+      ["swap-a", "swap-b"],
+      ["swap-c", "swap-d"],
+    ]);
+    const res = await complete(
+      "squads",
+      matchId,
+      result([
+        ["swap-a", "swap-c"],
+        ["swap-b", "swap-d"],
+      ]),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        pointer: "/teams/0/players/1/playerId",
+        detail: "is in another team of this match than /teams/0/players/0",
+      },
+      { pointer: "/teams/1/players/0/playerId", detail: "is in the same team of this match as /teams/0" },
+      {
+        pointer: "/teams/1/players/1/playerId",
+        detail: "is in another team of this match than /teams/1/players/0",
+      },
+    ]);
+    // Teams may come in any order, each whole.
+    await complete(
+      "squads",
+      matchId,
+      result([
+        ["swap-d", "swap-c"],
+        ["swap-b", "swap-a"],
+      ]),
+    ).expect(200);
+  });
+
+  it("refuses a match team split over two reported teams", async () => {
+    const matchId = await createMatch(h, "acme", "squads", [
+      ["split-a", "split-b"],
+      ["split-c", "split-d"],
+    ]);
+    const res = await complete("squads", matchId, result([["split-a"], ["split-b"], ["split-c", "split-d"]]));
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toContainEqual({
+      pointer: "/teams/1/players/0/playerId",
+      detail: "is in the same team of this match as /teams/0",
+    });
+  });
+
+  it("counts a backfill's replacement in its dropped player's team, the dropped player listed there or left out", async () => {
+    const teams = [
+      ["bf-a", "bf-b"],
+      ["bf-c", "bf-d"],
+    ];
+    const backfilled = async () => {
+      const matchId = await createMatch(h, "acme", "squads", teams);
+      await dropPlayer(h.pool, "acme", matchId, "bf-a", h.clock.now());
+      await h.db.matchPlayer.create({
+        data: { tenantId: "acme", matchId, playerId: "bf-sub", team: 0, role: "backfill" },
+      });
+      return matchId;
+    };
+    const first = await backfilled();
+    // The replacement in the other team, or the dropped player there: the match's teams changed.
+    const moved = await complete("squads", first, result([["bf-b"], ["bf-c", "bf-d", "bf-sub"]]));
+    expect(moved.status).toBe(400);
+    expect(pointers(moved)).toContain("/teams/1/players/2/playerId");
+    const droppedMoved = await complete(
+      "squads",
+      first,
+      result([
+        ["bf-b", "bf-sub"],
+        ["bf-c", "bf-d", "bf-a"],
+      ]),
+    );
+    expect(droppedMoved.status).toBe(400);
+    expect(pointers(droppedMoved)).toEqual(["/teams/1/players/2/playerId"]);
+    await complete(
+      "squads",
+      first,
+      result([
+        ["bf-b", "bf-sub", "bf-a"],
+        ["bf-c", "bf-d"],
+      ]),
+    ).expect(200);
+    const second = await backfilled();
+    await complete(
+      "squads",
+      second,
+      result([
+        ["bf-c", "bf-d"],
+        ["bf-sub", "bf-b"],
+      ]),
+    ).expect(200);
   });
 });

@@ -1,5 +1,5 @@
 import { BackfillRequestIdField } from "./backfill.js";
-import { GameIdField } from "./fields.js";
+import { GameIdField, SeasonNameField } from "./fields.js";
 import { USER_ROLES, type UserRole } from "./identity.js";
 import { MatchIdField } from "./matches.js";
 import type { MessageAction } from "./messages.js";
@@ -304,6 +304,18 @@ export const HOSTED_OPERATIONS = [
     optionalBody: true,
     answers: { 201: "Season" },
     errors: [409],
+    tag: "seasons",
+  },
+  {
+    operationId: "cancelSeason",
+    action: null,
+    method: "DELETE",
+    path: "/seasons/{season}",
+    summary: "Cancel a season that has not started (409 once it has)",
+    roles: ADMIN_ONLY,
+    params: { season: { ...SeasonNameField, description: "A season that has not started" } },
+    answers: { 204: null },
+    errors: [404, 409],
     tag: "seasons",
   },
   {

@@ -15,6 +15,13 @@ import { compile } from "./validation.js";
 export const FIRST_SEASON = "S1";
 /** At most this many seasons in one getPlayerStats request (more is a 400). */
 export const MAX_STATS_SEASONS = 5;
+/**
+ * How far ahead a season may be scheduled: a start later than this many days after now is a 400
+ * (a season scheduled far ahead blocks every other start until it begins or is cancelled).
+ */
+export const MAX_SEASON_LEAD_DAYS = 365;
+/** The description of a season's start in a request. */
+const SEASON_START = `When the new season starts: now when omitted, at most ${MAX_SEASON_LEAD_DAYS} days after now.`;
 /** How far ratings keep their distance from the default at a season start, when not given. */
 export const DEFAULT_RATING_CARRY_OVER = 0.5;
 
@@ -220,7 +227,7 @@ export const CreateSeasonRequestSchema = {
   $id: "CreateSeasonRequest",
   type: "object",
   properties: {
-    startsAt: { ...RequestTimestamp, description: "When the new season starts; now when omitted." },
+    startsAt: { ...RequestTimestamp, description: SEASON_START },
     ratingCarryOver: { ...RatingCarryOver, default: DEFAULT_RATING_CARRY_OVER },
   },
   additionalProperties: false,
@@ -341,7 +348,7 @@ export const SeasonResetRequestSchema = {
   required: ["seasonName"],
   properties: {
     seasonName: SeasonNameField,
-    seasonStart: { ...RequestTimestamp, description: "When the new season starts; now when omitted." },
+    seasonStart: { ...RequestTimestamp, description: SEASON_START },
     percentages: {
       type: "array",
       maxItems: 1000,

@@ -15,9 +15,9 @@ import {
   type CompletionLiterals,
   completionLiterals,
   LOCK_PLAYERS,
+  type LockJob,
   OPEN_MATCH,
   STARTING_POINTS,
-  textArrayLiteral,
   WRITE_RESULT,
 } from "./completion-sql.js";
 
@@ -50,7 +50,7 @@ interface MatchRow {
   status: string;
   result_request: string | null;
   result_answer: unknown;
-  roster: Array<[string, boolean]>;
+  roster: Array<[string, boolean, number]>;
 }
 
 interface LockedPlayer {
@@ -137,11 +137,11 @@ const MAX_BATCH_SIZE = 32;
  *   are read after the locks, so no update is lost.
  * - A replay waits for the first completion's lock and then gets its stored answer (same body)
  *   or a 409 (a different one).
- * - The players are locked before the roster check, from the body. When any completion of a
- *   transaction is refused or replayed, the transaction rolls back (nothing a refused body named
- *   is kept, a replay changes nothing), those are answered, and the rest run again in a new one.
- *   A write that fails rolls the transaction back and each of its completions runs again alone,
- *   so one bad completion cannot fail another.
+ * - Players are created and locked only for completions whose match is confirmed, of their game,
+ *   and reported as its roster (the SQL applies `rosterErrors`' rule): a refused completion or a
+ *   replay touches no player, is answered from what was read under the match lock, and the rest
+ *   of its transaction goes on. A write that fails rolls the transaction back and each of its
+ *   completions runs again alone, so one bad completion cannot fail another.
  * - The leaderboard write is recorded in the outbox inside the transaction and removed once Redis
  *   has it; if Redis fails, the outbox worker applies it later, so the board converges.
  */
@@ -246,54 +246,63 @@ export class MatchCompletion {
     let jobs = [...batch].sort((a, b) =>
       compareKeys(a.context.tenantId, a.context.matchId, b.context.tenantId, b.context.matchId),
     );
-    while (jobs.length > 0) {
-      try {
-        const read = await this.open(tx, jobs);
-        if (read.verdicts.some((v) => v.kind !== "proceed")) {
-          // Refused and replayed completions are answered from what was read under lock; the
-          // others run again in a new transaction, without the players those named.
-          await tx.query("ROLLBACK");
-          jobs.forEach((job, i) => {
-            const v = read.verdicts[i]!;
-            if (v.kind === "replayed") job.settle(v);
-            else if (v.kind === "refused") job.settle({ kind: "failed", error: v.error });
-          });
-          jobs = jobs.filter((_job, i) => read.verdicts[i]!.kind === "proceed");
-          continue;
+    try {
+      const read = await this.open(tx, jobs);
+      const all = jobs;
+      const going = all.flatMap((_job, i) => (read.verdicts[i]!.kind === "proceed" ? [i] : []));
+      // The lock applies the roster check's rule in SQL: it locked exactly the players of the
+      // completions going ahead. Should the two ever disagree, nothing is kept and each completion
+      // fails alone (runBatch) instead of being rated from rows it did not lock.
+      all.forEach((job, i) => {
+        const locked = job.players.filter((p) => read.locked.has(playerKey(job.context.tenantId, p))).length;
+        if (locked !== (going.includes(i) ? job.players.length : 0)) {
+          throw new Error(`the players lock and the roster check disagree on match ${job.context.matchId}`);
         }
-        const rated = await Promise.all(jobs.map((job, i) => this.rate(job, read, i)));
-        const writes = rated.map((r, i) => this.writeStatement(tx, read.literals[i]!, jobs[i]!, r));
-        const written = (await tx.query(`${writes.join(";\n")}; COMMIT`)) as unknown as Array<{
-          rows: Array<{ id: string }>;
-        }>;
-        jobs.forEach((job, i) => {
-          const { answer, entries } = rated[i]!;
-          job.settle({ kind: "committed", answer, entries, outboxId: written[i]!.rows[0]!.id });
-        });
+      });
+      // Refused and replayed completions touched no player: they are answered from what was read
+      // under the match lock, and the others go on in this transaction.
+      all.forEach((job, i) => {
+        const v = read.verdicts[i]!;
+        if (v.kind === "replayed") job.settle(v);
+        else if (v.kind === "refused") job.settle({ kind: "failed", error: v.error });
+      });
+      jobs = going.map((i) => all[i]!);
+      if (jobs.length === 0) {
+        await tx.query("ROLLBACK");
         return undefined;
-      } catch (error) {
-        await tx.query("ROLLBACK").catch(() => {});
-        return { jobs, error };
       }
+      const rated = await Promise.all(going.map((i) => this.rate(all[i]!, read, i)));
+      const writes = rated.map((r, k) => this.writeStatement(tx, read.literals[going[k]!]!, jobs[k]!, r));
+      const written = (await tx.query(`${writes.join(";\n")}; COMMIT`)) as unknown as Array<{
+        rows: Array<{ id: string }>;
+      }>;
+      jobs.forEach((job, k) => {
+        const { answer, entries } = rated[k]!;
+        job.settle({ kind: "committed", answer, entries, outboxId: written[k]!.rows[0]!.id });
+      });
+      return undefined;
+    } catch (error) {
+      await tx.query("ROLLBACK").catch(() => {});
+      return { jobs, error };
     }
-    return undefined;
   }
 
   /**
    * The first round trip: BEGIN, every match locked with its roster (sorted by tenant and match),
-   * the players created and locked per tenant (sorted), their starting points per match. The
-   * simple-query protocol takes no parameters: the values are escaped literals. The statements
-   * keep one generic plan each (checked on large tables by completion-plans.test): left to
-   * choose, PostgreSQL planned the starting points' read again for every match.
+   * the players of the completions that pass the roster check created and locked per tenant
+   * (sorted), their starting points per match. The simple-query protocol takes no parameters: the
+   * values are escaped literals. The statements keep one generic plan each (checked on large
+   * tables by completion-plans.test): left to choose, PostgreSQL planned the starting points' read
+   * again for every match.
    */
   private async open(tx: SqlClient, jobs: Job[]): Promise<BatchRead> {
     await prepare(tx, COMPLETION_STATEMENTS);
     const literals = jobs.map((job) => completionLiterals(tx, job.context, job.players));
-    const tenants = new Map<string, string[]>();
+    const tenants = new Map<string, LockJob[]>();
     for (const job of jobs) {
-      const players = tenants.get(job.context.tenantId);
-      if (players === undefined) tenants.set(job.context.tenantId, [...job.players]);
-      else players.push(...job.players);
+      const lockJobs = tenants.get(job.context.tenantId) ?? [];
+      tenants.set(job.context.tenantId, lockJobs);
+      lockJobs.push(lockJob(job.context));
     }
     const tenantIds = [...tenants.keys()].sort();
     const now = tx.escapeLiteral(this.deps.clock.now().toISOString());
@@ -302,9 +311,9 @@ export class MatchCompletion {
       "SET LOCAL plan_cache_mode = force_generic_plan",
       ...literals.map((sql) => OPEN_MATCH.execute(sql.tenant, sql.match)),
       ...tenantIds.map((t) =>
-        LOCK_PLAYERS.execute(tx.escapeLiteral(t), now, textArrayLiteral(tx, tenants.get(t)!.sort())),
+        LOCK_PLAYERS.execute(tx.escapeLiteral(t), now, tx.escapeLiteral(JSON.stringify(tenants.get(t)))),
       ),
-      ...literals.map((sql) => STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids)),
+      ...literals.map((sql) => STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids, sql.match)),
     ];
     const results = (await tx.query(statements.join(";\n"))) as unknown as Array<{ rows: unknown[] }>;
     const matches = results.slice(2, 2 + jobs.length).map((r) => r.rows[0] as MatchRow | undefined);
@@ -489,9 +498,19 @@ function verdict(c: CompletionContext, match: MatchRow | undefined): Verdict {
   }
   const errors = rosterErrors(
     c.body,
-    match.roster.map(([playerId, dropped]) => ({ playerId, dropped })),
+    match.roster.map(([playerId, dropped, team]) => ({ playerId, dropped, team })),
   );
   return errors.length > 0 ? { kind: "refused", error: AppError.validation(errors) } : { kind: "proceed" };
+}
+
+/** A completion as the players lock reads it: who the body reports in which team. */
+function lockJob(c: CompletionContext): LockJob {
+  return {
+    match_id: c.matchId,
+    game_id: c.gameId,
+    teams: c.body.teams.length,
+    players: c.body.teams.flatMap((team, t) => team.players.map((p) => ({ id: p.playerId, team: t }))),
+  };
 }
 
 /** Jobs a failed statement left unsettled, and its error. */

@@ -17,6 +17,8 @@ export function seasonOperations(seasons: SeasonStore) {
         ratingCarryOver: ratingCarryOver ?? DEFAULT_RATING_CARRY_OVER,
       });
     },
+    // Undoes a wrong schedule: only a season that has not started.
+    cancelSeason: ({ caller, params }) => seasons.cancel(caller.tenantId, params.season),
     // Idem's season reset: the same operation, with a carry-over per game in percent.
     resetSeason: ({ caller, body }) => {
       const reset = body as SeasonResetRequest;

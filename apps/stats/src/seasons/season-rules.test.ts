@@ -6,6 +6,7 @@ import {
   defaultStatsSeasons,
   seasonName,
   seasonNumber,
+  seasonStartError,
   selectStatsSeasons,
 } from "./season-rules.js";
 
@@ -64,5 +65,16 @@ describe("getPlayerStats season selection", () => {
     expect(selectStatsSeasons(["S1", "S2", "S3", "S4", "S5", "S6"], 6).ok).toBe(false);
     expect(selectStatsSeasons(["S1", "X"], 6).ok).toBe(false);
     expect(selectStatsSeasons(["S2", "S2", "S1"], 6)).toEqual({ ok: true, seasons: [2, 1] });
+  });
+});
+
+describe("season starts", () => {
+  it("may be scheduled up to 365 days after now, not later", () => {
+    const now = new Date("2026-01-01T00:00:00Z");
+    expect(seasonStartError(new Date("2026-12-31T00:00:00Z"), now)).toBeUndefined();
+    expect(seasonStartError(new Date("2027-01-01T00:00:00.001Z"), now)).toBe(
+      "must be at most 365 days after now (2027-01-01T00:00:00.000Z)",
+    );
+    expect(seasonStartError(new Date("9999-12-31T00:00:00Z"), now)).toBeDefined();
   });
 });

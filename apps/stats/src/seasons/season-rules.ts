@@ -1,4 +1,4 @@
-import { FIRST_SEASON, MAX_STATS_SEASONS, SEASON_NAME_PATTERN } from "@arena/contracts";
+import { FIRST_SEASON, MAX_SEASON_LEAD_DAYS, MAX_STATS_SEASONS, SEASON_NAME_PATTERN } from "@arena/contracts";
 import { DEFAULT_RATING, type Rating } from "../ratings/rating-model.js";
 
 /** The contracts' rule for season names: `S1` to `S2147483647`, PostgreSQL integers. */
@@ -11,6 +11,17 @@ export function seasonNumber(name: string): number | undefined {
 
 export function seasonName(n: number): string {
   return `S${n}`;
+}
+
+/**
+ * Why a requested season start is refused, if it is: later than MAX_SEASON_LEAD_DAYS after now. A
+ * scheduled season blocks every other start until it begins, so one set in the year 9999 (the
+ * schema takes any date-time) stopped the tenant's seasons for good.
+ */
+export function seasonStartError(startsAt: Date, now: Date): string | undefined {
+  const latest = new Date(now.getTime() + MAX_SEASON_LEAD_DAYS * 86_400_000);
+  if (startsAt <= latest) return undefined;
+  return `must be at most ${MAX_SEASON_LEAD_DAYS} days after now (${latest.toISOString()})`;
 }
 
 /**

@@ -2,8 +2,16 @@ import { DEFAULT_RATING_CARRY_OVER, type Season, type SeasonList } from "@arena/
 import { AppError } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
 import { type Database, inTransaction, type SqlPool } from "../db.js";
-import { seasonName } from "./season-rules.js";
-import { ENSURE_FIRST, INSERT_SEASON, LATEST, LOCK_TENANT_SEASONS, type SeasonSqlRow } from "./season-sql.js";
+import { seasonName, seasonNumber, seasonStartError } from "./season-rules.js";
+import {
+  DELETE_SCHEDULED,
+  ENSURE_FIRST,
+  INSERT_SEASON,
+  LATEST,
+  LOCK_TENANT_SEASONS,
+  SEASON_START,
+  type SeasonSqlRow,
+} from "./season-sql.js";
 
 const MAX_CACHED_TENANTS = 10_000;
 
@@ -29,8 +37,9 @@ export interface StartSeason {
 
 /**
  * A tenant's seasons. S1 exists from the tenant's first use; each new season S<N+1> starts at a
- * given time (now by default). The current season is the latest one that has started; at most one
- * season may be scheduled ahead.
+ * given time (now by default, at most MAX_SEASON_LEAD_DAYS ahead). The current season is the latest
+ * one that has started; at most one season may be scheduled ahead, and it may be cancelled until
+ * it starts.
  */
 export class SeasonStore {
   /**
@@ -100,6 +109,9 @@ export class SeasonStore {
   async start(tenantId: string, request: StartSeason): Promise<Season> {
     const now = this.clock.now();
     const startsAt = request.startsAt ?? now;
+    const pointer = request.expectedName === undefined ? "/startsAt" : "/seasonStart";
+    const tooLate = seasonStartError(startsAt, now);
+    if (tooLate !== undefined) throw AppError.validation([{ pointer, detail: tooLate }]);
     const row = await inTransaction(this.pool, async (tx) => {
       await LOCK_TENANT_SEASONS.run(tx, `seasons:${tenantId}`);
       await ENSURE_FIRST.run(tx, tenantId, now);
@@ -112,12 +124,16 @@ export class SeasonStore {
         );
       }
       if (last.startsAt > now) {
-        throw new AppError("CONFLICT", `${seasonName(last.number)} is scheduled and has not started yet`);
+        const name = seasonName(last.number);
+        throw new AppError(
+          "CONFLICT",
+          `${name} is scheduled and has not started yet (DELETE /seasons/${name} cancels it)`,
+        );
       }
       if (startsAt < last.startsAt) {
         throw AppError.validation([
           {
-            pointer: request.expectedName === undefined ? "/startsAt" : "/seasonStart",
+            pointer,
             detail: `must not be before ${seasonName(last.number)} started (${last.startsAt.toISOString()})`,
           },
         ]);
@@ -129,6 +145,33 @@ export class SeasonStore {
     this.cache.delete(tenantId);
     const current = row.startsAt <= now ? row.number : row.number - 1;
     return toSeason(row, undefined, current, now);
+  }
+
+  /**
+   * Cancels a season that has not started, so a wrong schedule can be undone; a season that has
+   * started keeps its statistics and boards (409), an unknown one is a 404. Under the same tenant
+   * lock as `start`, and decided by this replica's clock: a season starting meanwhile is not lost.
+   */
+  async cancel(tenantId: string, name: string): Promise<void> {
+    const number = seasonNumber(name);
+    const now = this.clock.now();
+    await inTransaction(this.pool, async (tx) => {
+      await LOCK_TENANT_SEASONS.run(tx, `seasons:${tenantId}`);
+      await ENSURE_FIRST.run(tx, tenantId, now);
+      const season =
+        number === undefined ? undefined : (await SEASON_START.run(tx, tenantId, number)).rows[0];
+      if (number === undefined || season === undefined) {
+        throw new AppError("NOT_FOUND", `This tenant has no season ${name}`);
+      }
+      if (season.starts_at <= now) {
+        throw new AppError(
+          "CONFLICT",
+          `${name} started at ${season.starts_at.toISOString()}; only a season that has not started can be cancelled`,
+        );
+      }
+      await DELETE_SCHEDULED.run(tx, tenantId, number, now);
+    });
+    this.cache.delete(tenantId);
   }
 
   /**
