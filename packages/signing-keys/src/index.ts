@@ -11,6 +11,8 @@ export type { SigningKeyStore, SigningKeyTransaction, StoredSigningKey } from ".
 export {
   type ActiveSigningKey,
   type Clock,
+  type RotatedKey,
+  type RotationOptions,
   SIGNING_ALGORITHM,
   SigningKeys,
   type SigningKeysLogger,
