@@ -13,6 +13,7 @@ export {
   type Clock,
   type RotatedKey,
   type RotationOptions,
+  rotatedSigningKey,
   SIGNING_ALGORITHM,
   SigningKeys,
   type SigningKeysLogger,

@@ -89,14 +89,14 @@ describe("SigningKeys over a store", () => {
     const second = await sign(keys);
     advance(1_000);
     const rotated = await keys.rotate({ revokePrevious: true });
-    expect(rotated.revokedKids.sort()).toEqual([first.kid, second.kid].sort());
-    expect(keys.revocations).toBe(1);
+    expect(rotated.revokedKids?.sort()).toEqual([first.kid, second.kid].sort());
+    expect(keys.generation).toBe(3);
     const jwks = await keys.publicJwks();
     expect(jwks.keys.map((k) => k.kid)).toEqual([rotated.kid]);
     await expect(
       jwtVerify(second.token, createLocalJWKSet(jwks), { currentDate: clock.now() }),
     ).rejects.toThrow(/no applicable key/);
-    expect((await keys.rotate()).revokedKids).toEqual([]);
+    expect((await keys.rotate()).revokedKids).toBeUndefined();
     expect((await keys.publicJwks()).keys).toHaveLength(2);
   });
 

@@ -48,8 +48,18 @@ export interface RotationOptions {
 }
 
 export interface RotatedKey extends ActiveSigningKey {
-  /** The kids `revokePrevious` withdrew (none without it). */
-  revokedKids: string[];
+  /** The kids `revokePrevious` withdrew; undefined without it. */
+  revokedKids?: string[];
+}
+
+/** What a rotation answers, in the API (`RotatedSigningKey`) and the CLIs: never key material. */
+export function rotatedSigningKey(key: RotatedKey): {
+  kid: string;
+  createdAt: string;
+  revokedKids?: string[];
+} {
+  const { kid, createdAt, revokedKids } = key;
+  return { kid, createdAt: createdAt.toISOString(), ...(revokedKids ? { revokedKids } : {}) };
 }
 
 /**
@@ -61,7 +71,7 @@ export class SigningKeys {
   private readonly sealingKey: Buffer;
   private readonly cacheTtlMs: number;
   private cached: { key: ActiveSigningKey; loadedAt: number } | undefined;
-  private revoked = 0;
+  private changes = 0;
 
   constructor(private readonly options: SigningKeysOptions) {
     this.sealingKey = deriveSealingKey(options.secret, options.sealingSalt);
@@ -69,11 +79,11 @@ export class SigningKeys {
   }
 
   /**
-   * How many emergency rotations this instance made: a verifier whose key set was read before the
-   * last one reads it again at once (other replicas learn of it by reading the published keys).
+   * Goes up whenever this instance creates or revokes keys: a verifier whose key set is older reads
+   * the published keys again at once (other replicas learn of it when they next read them).
    */
-  get revocations(): number {
-    return this.revoked;
+  get generation(): number {
+    return this.changes;
   }
 
   /** The key to sign with now; creates the first key, or a successor when the current one is due. */
@@ -92,10 +102,8 @@ export class SigningKeys {
     const revokePrevious = options.revokePrevious === true;
     const { key, revokedKids } = await this.loadOrCreate(true, revokePrevious);
     this.cached = { key, loadedAt: this.options.clock.now().getTime() };
-    if (revokePrevious) {
-      this.revoked++;
-      this.options.logger.warn({ kid: key.kid, revokedKids }, "earlier signing keys revoked");
-    }
+    if (!revokePrevious) return key;
+    this.options.logger.warn({ kid: key.kid, revokedKids }, "earlier signing keys revoked");
     return { ...key, revokedKids };
   }
 
@@ -152,6 +160,7 @@ export class SigningKeys {
         now,
         revokePrevious,
       );
+      this.changes++;
       logger.info({ kid, replaced: current?.kid ?? null }, "new signing key is active");
       return { key: { kid, privateKey, createdAt: now }, revokedKids };
     });

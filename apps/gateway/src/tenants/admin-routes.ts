@@ -4,10 +4,17 @@ import {
   validateCreateClientRequest,
   validateCreateTenantRequest,
   validateCreateUserRequest,
+  validateRotateSigningKeyRequest,
   validateUpdateUserRequest,
 } from "@arena/contracts";
-import { AppError, requireBearerToken, requireJsonBody, validateOrThrow } from "@arena/service-kit";
-import type { SigningKeys } from "@arena/signing-keys";
+import {
+  AppError,
+  optionalJsonBody,
+  requireBearerToken,
+  requireJsonBody,
+  validateOrThrow,
+} from "@arena/service-kit";
+import { rotatedSigningKey, type SigningKeys } from "@arena/signing-keys";
 import { type Request, Router } from "express";
 import type { TenantAdmin } from "./tenant-admin.js";
 
@@ -74,9 +81,10 @@ export function adminRoutes({ adminToken, admin, signingKeys }: AdminRoutesDeps)
   });
 
   router.post("/signing-keys/rotate", async (req, res) => {
-    const key = await signingKeys.rotate();
-    req.log.info({ kid: key.kid }, "token signing key rotated by admin");
-    const rotated: RotatedSigningKey = { kid: key.kid, createdAt: key.createdAt.toISOString() };
+    const body = validateOrThrow(validateRotateSigningKeyRequest, optionalJsonBody(req, {}));
+    const key = await signingKeys.rotate(body);
+    req.log.info({ kid: key.kid, revokedKids: key.revokedKids }, "token signing key rotated by admin");
+    const rotated: RotatedSigningKey = rotatedSigningKey(key);
     res.status(201).json(rotated);
   });
 
