@@ -25,7 +25,14 @@ export interface IssuedTokens {
 /** Why a token was refused; the 401 problem says it in words, tests check the reason. */
 export class TokenRejected extends Error {
   constructor(
-    readonly reason: "malformed" | "signature" | "expired" | "claims" | "unknown-key" | "algorithm",
+    readonly reason:
+      | "malformed"
+      | "signature"
+      | "expired"
+      | "claims"
+      | "lifetime"
+      | "unknown-key"
+      | "algorithm",
     detail: string,
   ) {
     super(detail);
@@ -39,6 +46,9 @@ export class TokenRejected extends Error {
  * made-up `kid`s to one database read per second.
  */
 const KEY_SET_TTL_MS = 1_000;
+
+/** How far a token's `iat` may lie ahead of this replica's clock (another replica's clock may run ahead). */
+const MAX_CLOCK_SKEW_SECONDS = 60;
 
 /** How many verified tokens are remembered; when full the memory is emptied (a miss costs one verify). */
 const VERIFIED_CACHE_SIZE = 5_000;
@@ -143,7 +153,25 @@ export class TokenService {
     // A lone published key would verify a token that names none; ours always name theirs.
     if (typeof protectedHeader.kid !== "string")
       throw new TokenRejected("malformed", "The token's header names no key (kid)");
+    this.checkLifetime(payload.iat as number, payload.exp as number);
     return { claims: payload as unknown as GatewayTokenClaims, kid: protectedHeader.kid };
+  }
+
+  /**
+   * A token lives at most as long as the gateway issues them for, counted from an `iat` that is
+   * not in the future: whoever holds a leaked key cannot mint tokens that outlive its revocation
+   * by years, nor move `iat` ahead to stretch an hour into a decade.
+   */
+  private checkLifetime(iat: number, exp: number): void {
+    if (exp - iat > ID_TOKEN_LIFETIME_SECONDS) {
+      throw new TokenRejected(
+        "lifetime",
+        `The token's lifetime (exp - iat) exceeds ${ID_TOKEN_LIFETIME_SECONDS} seconds`,
+      );
+    }
+    if (iat > this.clock.now().getTime() / 1000 + MAX_CLOCK_SKEW_SECONDS) {
+      throw new TokenRejected("lifetime", "The token's iat is in the future");
+    }
   }
 
   /** The published keys, read again once KEY_SET_TTL_MS has passed or this replica changed its keys. */

@@ -1,6 +1,6 @@
 import { createLogger } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { decodeProtectedHeader } from "jose";
+import { decodeProtectedHeader, SignJWT } from "jose";
 import { INITIATE_AUTH_TARGET } from "../src/identity/cognito-routes.js";
 import { gatewaySigningKeys } from "../src/identity/signing-key-store.js";
 import { runAdminCli } from "../src/tenants/admin-cli.js";
@@ -121,5 +121,25 @@ describe("an emergency rotation (revokePrevious)", () => {
       { pointer: "/revokeAll", detail: "is not an allowed property" },
       { pointer: "/revokePrevious", detail: "must be boolean" },
     ]);
+  });
+});
+
+describe("a token's lifetime", () => {
+  it("is refused past the hour the gateway issues, even signed by its own key, or counted from a future iat", async () => {
+    const good = (await h.login("server-eu", clientId)).IdToken;
+    const claims = JSON.parse(Buffer.from(good.split(".")[1]!, "base64url").toString("utf8"));
+    const key = await h.gateway.signingKeys.active();
+    const now = Math.floor(h.clock.now().getTime() / 1000);
+    const signed = (iat: number, exp: number) =>
+      new SignJWT({ ...claims, iat, exp })
+        .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: "JWT" })
+        .sign(key.privateKey);
+    await seasons(h, await signed(now, now + 3600)).expect(200);
+    const tenYears = await seasons(h, await signed(now, now + 10 * 365 * 86_400));
+    expect(tenYears.status).toBe(401);
+    expect(tenYears.body.detail).toMatch(/lifetime \(exp - iat\) exceeds 3600 seconds/);
+    const ahead = await seasons(h, await signed(now + 86_400, now + 86_400 + 3600));
+    expect(ahead.status).toBe(401);
+    expect(ahead.body.detail).toMatch(/iat is in the future/);
   });
 });
