@@ -19,7 +19,10 @@ export interface TenantsPartDeps {
 
 export interface TenantsPart {
   admin: TenantAdmin;
-  /** `/admin`: tenants, app clients, users and key rotation behind ADMIN_TOKEN. */
+  /**
+   * `/admin`: tenants, app clients, users and key rotation behind ADMIN_TOKEN, on the public app or,
+   * with ADMIN_ON_INTERNAL_PORT, on the internal one.
+   */
   mount(app: Express): void;
 }
 

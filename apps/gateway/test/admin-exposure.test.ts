@@ -1,0 +1,61 @@
+import { ConfigError } from "@arena/service-kit";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import supertest from "supertest";
+import { loadGatewayConfig } from "../src/config.js";
+import { adminAuth, createHarness, type Harness } from "./harness.js";
+
+let h: Harness;
+let clientId: string;
+beforeAll(async () => {
+  h = await createHarness();
+  clientId = await h.createTenant("acme");
+  await h.createUser("acme", "studio-admin", "admin");
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("ADMIN_ON_INTERNAL_PORT", () => {
+  it("moves the operator's /admin API to the internal port, where the hosted season reset stays public", async () => {
+    const moved = await h.startInstance({ METRICS_PORT: "0", ADMIN_ON_INTERNAL_PORT: "true" });
+    const internal = supertest(moved.gateway.internalApp!);
+    for (const res of [
+      await moved.http.post("/admin/tenants").set(adminAuth).send({ tenantId: "public", name: "P" }),
+      await moved.http.get("/admin/tenants").set(adminAuth),
+      await moved.http.post("/admin/signing-keys/rotate").set(adminAuth),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    }
+    await internal
+      .post("/admin/tenants")
+      .set(adminAuth)
+      .send({ tenantId: "internal", name: "I" })
+      .expect(201);
+    const list = await internal.get("/admin/tenants").set(adminAuth).expect(200);
+    expect(list.body.tenants.map((t: { tenantId: string }) => t.tenantId)).toContain("internal");
+    const bad = await internal.post("/admin/tenants").set(adminAuth).send({ tenantId: "Bad Id" }).expect(400);
+    expect(bad.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(
+      expect.arrayContaining(["/tenantId", "/name"]),
+    );
+    await internal.get("/admin/tenants").set("Authorization", "Bearer wrong-token-but-long").expect(401);
+    await internal.get("/metrics").expect(200);
+
+    // A user-token operation of the hosted API: still on the public port.
+    const token = (await h.login("studio-admin", clientId)).IdToken;
+    const reset = await moved.http.post("/admin/season/reset").set("Authorization", token).send({});
+    expect(reset.status).toBe(200);
+    expect(h.stats.received.at(-1)?.url).toBe("/admin/season/reset");
+  });
+
+  it("is refused at start-up without METRICS_PORT, and off by default", async () => {
+    expect(() => loadGatewayConfig({ ...h.env, ADMIN_ON_INTERNAL_PORT: "true" })).toThrow(ConfigError);
+    expect(() => loadGatewayConfig({ ...h.env, ADMIN_ON_INTERNAL_PORT: "true" })).toThrow(
+      /ADMIN_ON_INTERNAL_PORT=true needs METRICS_PORT/,
+    );
+    expect(loadGatewayConfig(h.env).ADMIN_ON_INTERNAL_PORT).toBe(false);
+    const metricsOnly = await h.startInstance({ METRICS_PORT: "0" });
+    await metricsOnly.http.get("/admin/tenants").set(adminAuth).expect(200);
+    await supertest(metricsOnly.gateway.internalApp!).get("/admin/tenants").set(adminAuth).expect(404);
+  });
+});
