@@ -72,6 +72,13 @@ export const gatewayConfigSchema = {
       description:
         "Serve the operator's /admin API on METRICS_PORT only, not on the public port (POST /admin/season/reset, a user-token operation, stays public); needs METRICS_PORT",
     },
+    ADMIN_TOKEN_FAILURES_PER_ADDRESS: {
+      type: "integer",
+      minimum: 1,
+      default: 10,
+      description: "Wrong admin tokens one client address may send per window; past it /admin answers 429",
+    },
+    ADMIN_TOKEN_FAILURE_WINDOW_SECONDS: { type: "integer", minimum: 1, default: 60 },
     BODY_LIMIT: { type: "string", default: "1mb", pattern: "^[0-9]+(b|kb|mb)$" },
     WS_KEEPALIVE_MS: {
       type: "integer",

@@ -7,29 +7,24 @@ import {
   validateRotateSigningKeyRequest,
   validateUpdateUserRequest,
 } from "@arena/contracts";
-import {
-  AppError,
-  optionalJsonBody,
-  requireBearerToken,
-  requireJsonBody,
-  validateOrThrow,
-} from "@arena/service-kit";
+import { AppError, optionalJsonBody, requireJsonBody, validateOrThrow } from "@arena/service-kit";
 import { rotatedSigningKey, type SigningKeys } from "@arena/signing-keys";
-import { type Request, Router } from "express";
+import { type Request, type RequestHandler, Router } from "express";
 import type { TenantAdmin } from "./tenant-admin.js";
 
 export interface AdminRoutesDeps {
-  adminToken: string;
+  /** The admin token check and its per-address throttle (`admin-token-guard.ts`). */
+  tokenGuard: RequestHandler;
   admin: TenantAdmin;
   signingKeys: SigningKeys;
 }
 
 const tenantIdPattern = new RegExp(TENANT_ID_PATTERN);
 
-/** `/admin/*`: tenants, app clients, users and signing-key rotation, all behind ADMIN_TOKEN. */
-export function adminRoutes({ adminToken, admin, signingKeys }: AdminRoutesDeps): Router {
+/** `/admin/*`: tenants, app clients, users and signing-key rotation, all behind ADMIN_TOKEN (throttled). */
+export function adminRoutes({ tokenGuard, admin, signingKeys }: AdminRoutesDeps): Router {
   const router = Router();
-  router.use(requireBearerToken(adminToken, "arena-gateway-admin"));
+  router.use(tokenGuard);
 
   router.post("/tenants", async (req, res) => {
     const body = validateOrThrow(validateCreateTenantRequest, requireJsonBody(req));
