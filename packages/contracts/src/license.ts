@@ -191,7 +191,10 @@ export const RotateSigningKeyRequestSchema = {
   },
   additionalProperties: false,
 } as const;
-export type RotateSigningKeyRequest = FromSchema<typeof RotateSigningKeyRequestSchema>;
+export type RotateSigningKeyRequest = FromSchema<
+  typeof RotateSigningKeyRequestSchema,
+  { keepDefaultedPropertiesOptional: true }
+>;
 
 /** The 201 answer of `POST /admin/signing-keys/rotate`: the key that signs from now on. */
 export const RotatedSigningKeySchema = {
