@@ -40,7 +40,10 @@ export interface GatewayApp extends ServiceApp {
   signingKeys: SigningKeys;
   tokens: TokenService;
   authenticator: Authenticator;
-  /** /metrics and the detailed /readyz, when METRICS_PORT moves them off the public port. */
+  /**
+   * /metrics and the detailed /readyz when METRICS_PORT moves them off the public port, and the
+   * admin API too with ADMIN_ON_INTERNAL_PORT.
+   */
   internalApp: Express | undefined;
   /** The WebSocket API: the HTTP server's `upgrade` handler, drained on shutdown. */
   websocket: WebSocketGateway;
@@ -77,7 +80,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
       openApi.mount(app);
       // Before /admin: POST /admin/season/reset is a hosted operation (user tokens), not the operator's.
       routing.mount(app);
-      tenants.mount(app);
+      if (!config.ADMIN_ON_INTERNAL_PORT) tenants.mount(app);
     },
   });
   const websocket = websocketPart({ ...deps, keys, access, routing, service });
@@ -88,7 +91,14 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
     signingKeys: identity.signingKeys,
     tokens: identity.tokens,
     authenticator: access.authenticator,
-    internalApp: internalPort ? createInternalApp({ ...service, readiness }) : undefined,
+    internalApp: internalPort
+      ? createInternalApp({
+          ...service,
+          readiness,
+          bodyLimit: config.BODY_LIMIT,
+          routes: config.ADMIN_ON_INTERNAL_PORT ? tenants.mount : undefined,
+        })
+      : undefined,
     websocket,
     async close() {
       await websocket.close();

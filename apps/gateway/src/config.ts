@@ -2,6 +2,7 @@ import { databaseConfigProperties } from "@arena/database";
 import { redisConfigProperties } from "@arena/redis";
 import {
   adminTokenConfigProperty,
+  ConfigError,
   commonConfigProperties,
   loadConfig,
   portConfigProperty,
@@ -89,6 +90,19 @@ export const gatewayConfigSchema = {
       description: "Serve /metrics and the detailed /readyz here only; unset: on the public port",
     },
     METRICS_HOST: { type: "string", default: "127.0.0.1" },
+    ADMIN_ON_INTERNAL_PORT: {
+      type: "boolean",
+      default: false,
+      description:
+        "Serve the operator's /admin API on METRICS_PORT only, not on the public port (POST /admin/season/reset, a user-token operation, stays public); needs METRICS_PORT",
+    },
+    ADMIN_TOKEN_FAILURES_PER_ADDRESS: {
+      type: "integer",
+      minimum: 1,
+      default: 10,
+      description: "Wrong admin tokens one client address may send per window; past it /admin answers 429",
+    },
+    ADMIN_TOKEN_FAILURE_WINDOW_SECONDS: { type: "integer", minimum: 1, default: 60 },
     BODY_LIMIT: { type: "string", default: "1mb", pattern: "^[0-9]+(b|kb|mb)$" },
     WS_KEEPALIVE_MS: {
       type: "integer",
@@ -147,5 +161,10 @@ export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 /** The validated, frozen configuration; throws one ConfigError that lists every problem. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(gatewayConfigSchema, env);
+  const config = loadConfig(gatewayConfigSchema, env);
+  if (config.ADMIN_ON_INTERNAL_PORT && config.METRICS_PORT === undefined) {
+    // Otherwise the admin API would be served nowhere, or silently stay public.
+    throw new ConfigError(["ADMIN_ON_INTERNAL_PORT=true needs METRICS_PORT (the internal port) to be set"]);
+  }
+  return config;
 }

@@ -24,6 +24,8 @@ export const FORGED_KINDS = [
   "alg none",
   "HS256 keyed with the published public key (algorithm confusion)",
   "an expired token",
+  "a ten-year token signed by the gateway's key",
+  "a token issued a year ahead by the gateway's key",
   "a token for another tenant's app client",
   "a token for an unknown app client",
   "a token from another issuer",
@@ -33,6 +35,8 @@ export const FORGED_KINDS = [
   "a valid token of a disabled user",
 ] as const;
 export type ForgedKind = (typeof FORGED_KINDS)[number];
+
+const YEAR_SECONDS = 365 * 86_400;
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
@@ -84,6 +88,11 @@ export async function makeTokenCases(h: Harness): Promise<TokenCases> {
       .setProtectedHeader({ alg: "HS256", kid: JSON.parse(Buffer.from(header, "base64url").toString()).kid })
       .sign(new TextEncoder().encode(JSON.stringify(publishedKey))),
     "an expired token": await signed({ iat: now - 7200, exp: now - 3600 }),
+    "a ten-year token signed by the gateway's key": await signed({ iat: now, exp: now + 10 * YEAR_SECONDS }),
+    "a token issued a year ahead by the gateway's key": await signed({
+      iat: now + YEAR_SECONDS,
+      exp: now + YEAR_SECONDS + 3600,
+    }),
     "a token for another tenant's app client": await signed({ aud: otherClientId }),
     "a token for an unknown app client": await signed({ aud: "unknownclient000000000000" }),
     "a token from another issuer": await signed({ iss: "https://evil.example" }),

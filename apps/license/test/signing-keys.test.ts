@@ -76,6 +76,25 @@ describe("lease signing keys", () => {
     expect(await jwksKids()).toContain(kid);
   });
 
+  it("leave the JWKS at once at an emergency rotation (revokePrevious), and a bad body is a 400", async () => {
+    const oldKid = (await h.verifyLease(await lease())).kid!;
+    const rotated = await h.http
+      .post("/admin/signing-keys/rotate")
+      .set("Authorization", bearer())
+      .send({ revokePrevious: true })
+      .expect(201);
+    expect(validateRotatedSigningKey(rotated.body)).toBe(true);
+    expect(rotated.body.revokedKids).toContain(oldKid);
+    expect(await jwksKids()).toEqual([rotated.body.kid]);
+    expect((await h.verifyLease(await lease())).kid).toBe(rotated.body.kid);
+    const bad = await h.http
+      .post("/admin/signing-keys/rotate")
+      .set("Authorization", bearer())
+      .send({ revokePrevious: "yes" })
+      .expect(400);
+    expect(bad.body.errors).toEqual([{ pointer: "/revokePrevious", detail: "must be boolean" }]);
+  });
+
   it("are replaced, not lost, when SIGNING_KEY_SECRET changes; the old public key stays published", async () => {
     const kid = (await h.verifyLease(await lease())).kid;
     const changed = await h.startInstance({

@@ -7,17 +7,20 @@ import {
   type LicenseListQuery,
   type RegistrationAccepted,
   type RotatedSigningKey,
+  type RotateSigningKeyRequest,
   validateCreateLicenseRequest,
   validateLicenseListQuery,
   validateRegistrationAccepted,
   validateRegistrationRequest,
   validateRotatedSigningKey,
+  validateRotateSigningKeyRequest,
 } from "./license.js";
 
 assertType<Equal<RegistrationAccepted, { status: "accepted"; detail: string }>>();
 assertType<Equal<LicenseListQuery["limit"], number | undefined>>();
 assertType<Equal<LicenseListQuery["cursor"], string | undefined>>();
-assertType<Equal<RotatedSigningKey, { kid: string; createdAt: string }>>();
+assertType<Equal<RotatedSigningKey, { kid: string; createdAt: string; revokedKids?: string[] }>>();
+assertType<Equal<RotateSigningKeyRequest, { revokePrevious?: boolean }>>();
 
 describe("registration accepted", () => {
   it("accepts the status and a sentence", () => {
@@ -83,6 +86,17 @@ describe("rotated signing key", () => {
       { pointer: "/kid", detail: "is required" },
       { pointer: "/privateJwk", detail: "is not an allowed property" },
       { pointer: "/createdAt", detail: 'must match format "date-time"' },
+    ]);
+  });
+});
+
+describe("rotate signing key request", () => {
+  it("accepts nothing or revokePrevious, and names a wrong type or an unknown field", () => {
+    expect(validateRotateSigningKeyRequest({})).toBe(true);
+    expect(validateRotateSigningKeyRequest({ revokePrevious: true })).toBe(true);
+    expect(fieldErrorsOf(validateRotateSigningKeyRequest, { revokePrevious: "yes", revoke: true })).toEqual([
+      { pointer: "/revoke", detail: "is not an allowed property" },
+      { pointer: "/revokePrevious", detail: "must be boolean" },
     ]);
   });
 });

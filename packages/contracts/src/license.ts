@@ -174,15 +174,42 @@ export const LicenseListQuerySchema = {
 } as const;
 export type LicenseListQuery = FromSchema<typeof LicenseListQuerySchema>;
 
-/** The 201 answer of `POST /admin/signing-keys/rotate`: the key that signs leases from now on. */
+/**
+ * The optional body of `POST /admin/signing-keys/rotate` (license service and gateway alike); no
+ * body is `{}`, the scheduled kind of rotation.
+ */
+export const RotateSigningKeyRequestSchema = {
+  $id: "RotateSigningKeyRequest",
+  type: "object",
+  properties: {
+    revokePrevious: {
+      type: "boolean",
+      default: false,
+      description:
+        "Emergency rotation: every earlier key leaves the JWKS at once and nothing it signed verifies any more. Without it, earlier keys stay published until what they signed has expired.",
+    },
+  },
+  additionalProperties: false,
+} as const;
+export type RotateSigningKeyRequest = FromSchema<
+  typeof RotateSigningKeyRequestSchema,
+  { keepDefaultedPropertiesOptional: true }
+>;
+
+/** The 201 answer of `POST /admin/signing-keys/rotate`: the key that signs from now on. */
 export const RotatedSigningKeySchema = {
   $id: "RotatedSigningKey",
   type: "object",
   required: ["kid", "createdAt"],
   properties: {
-    /** The `kid` of the key in the JWKS and in the header of the leases it signs. */
+    /** The `kid` of the key in the JWKS and in the header of what it signs. */
     kid: { type: "string", minLength: 1 },
     createdAt: { type: "string", format: "date-time" },
+    revokedKids: {
+      type: "array",
+      items: { type: "string", minLength: 1 },
+      description: "The keys `revokePrevious` withdrew; absent without it.",
+    },
   },
   additionalProperties: false,
 } as const;
@@ -212,4 +239,7 @@ export const validateValidateLicenseResponse = compile<ValidateLicenseResponse>(
 export const validateCreateLicenseRequest = compile<CreateLicenseRequest>(CreateLicenseRequestSchema);
 export const validateUpdateLicenseRequest = compile<UpdateLicenseRequest>(UpdateLicenseRequestSchema);
 export const validateLicenseListQuery = compile<LicenseListQuery>(LicenseListQuerySchema);
+export const validateRotateSigningKeyRequest = compile<RotateSigningKeyRequest>(
+  RotateSigningKeyRequestSchema,
+);
 export const validateRotatedSigningKey = compile<RotatedSigningKey>(RotatedSigningKeySchema);

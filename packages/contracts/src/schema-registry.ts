@@ -31,6 +31,7 @@ import {
   RegistrationAcceptedSchema,
   RegistrationRequestSchema,
   RotatedSigningKeySchema,
+  RotateSigningKeyRequestSchema,
   UpdateLicenseRequestSchema,
   ValidateLicenseRequestSchema,
   ValidateLicenseResponseSchema,
@@ -102,6 +103,7 @@ const topLevelSchemas = [
   CreatedLicenseSchema,
   LicenseListSchema,
   LicenseListQuerySchema,
+  RotateSigningKeyRequestSchema,
   RotatedSigningKeySchema,
   // identity
   InitiateAuthRequestSchema,

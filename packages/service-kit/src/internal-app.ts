@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { type HealthRouteOptions, type Lifecycle, mountHealthRoutes, type ReadinessCheck } from "./health.js";
+import { DEFAULT_MAX_JSON_DEPTH, jsonBodyParser } from "./json-body.js";
 import type { Logger } from "./logger.js";
 import type { ServiceMetrics } from "./metrics.js";
 import { asAppError, sendProblem } from "./problem-response.js";
+import { requestContext } from "./request-context.js";
 import { routeFallback } from "./route-fallback.js";
 
 export interface InternalAppOptions {
@@ -12,6 +14,14 @@ export interface InternalAppOptions {
   lifecycle: Lifecycle;
   metrics: ServiceMetrics;
   logger: Logger;
+  /**
+   * Operator routes that only this port serves (the gateway's admin API, when the operator moves
+   * it here), after the health routes: each logged and measured as on the public app, with JSON
+   * bodies of at most `bodyLimit` read by the kit's parser.
+   */
+  routes?: (app: Express) => void;
+  /** Largest body those routes accept (default "1mb"). */
+  bodyLimit?: number | string;
 }
 
 /**
@@ -27,7 +37,7 @@ export const PUBLIC_HEALTH_BESIDE_INTERNAL_APP: HealthRouteOptions = {
  * `/livez`, `/metrics` and the detailed `/readyz` (each check by name, and why it fails) on an app
  * of their own, for a port only the operator's network reaches; an internet-facing service's
  * public app then passes `publicHealth: PUBLIC_HEALTH_BESIDE_INTERNAL_APP`. It shares the public
- * app's lifecycle and metrics, so both say the same; every other path is a 404 problem.
+ * app's lifecycle and metrics, so both say the same; every other path (but `routes`) is a 404 problem.
  */
 export function createInternalApp(options: InternalAppOptions): Express {
   const { readiness, lifecycle, metrics, logger } = options;
@@ -39,6 +49,12 @@ export function createInternalApp(options: InternalAppOptions): Express {
     next();
   });
   mountHealthRoutes(app, readiness, lifecycle, metrics);
+  if (options.routes) {
+    app.use(requestContext(logger, metrics));
+    const types = ["application/json", "application/*+json"];
+    app.use(jsonBodyParser({ limit: options.bodyLimit ?? "1mb", types, maxDepth: DEFAULT_MAX_JSON_DEPTH }));
+    options.routes(app);
+  }
   app.use(routeFallback(app));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     sendProblem(req, res, asAppError(err));

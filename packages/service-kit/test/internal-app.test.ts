@@ -6,6 +6,7 @@ import {
   createServiceApp,
   PUBLIC_HEALTH_BESIDE_INTERNAL_APP,
   type ReadinessCheck,
+  requireJsonBody,
 } from "../src/index.js";
 
 /** A public app and its internal app, as a service with a metrics port builds them. */
@@ -71,5 +72,32 @@ describe("createInternalApp", () => {
     expect(missing.headers["content-type"]).toMatch(/^application\/problem\+json/);
     const wrongMethod = await request(internal).post("/metrics").expect(405);
     expect(wrongMethod.headers.allow).toContain("GET");
+  });
+
+  it("serves operator routes given to it, with JSON bodies read and errors as problems", async () => {
+    const logger = createLogger({ name: "test", level: "silent" });
+    const service = createServiceApp({ name: "test", logger, routes: () => {} });
+    const internal = createInternalApp({
+      readiness: [],
+      lifecycle: service.lifecycle,
+      metrics: service.metrics,
+      logger,
+      bodyLimit: 64,
+      routes: (app) => {
+        app.post("/admin/echo", (req, res) => {
+          res.status(201).json({ echoed: requireJsonBody(req) });
+        });
+      },
+    });
+    const echoed = await request(internal).post("/admin/echo").send({ a: 1 }).expect(201);
+    expect(echoed.body).toEqual({ echoed: { a: 1 } });
+    expect(echoed.headers["x-request-id"]).toBeDefined();
+    const tooLarge = await request(internal)
+      .post("/admin/echo")
+      .send({ a: "x".repeat(100) })
+      .expect(413);
+    expect(tooLarge.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    await request(service.app).post("/admin/echo").send({ a: 1 }).expect(404);
+    await request(internal).get("/metrics").expect(200);
   });
 });

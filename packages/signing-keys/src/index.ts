@@ -11,6 +11,9 @@ export type { SigningKeyStore, SigningKeyTransaction, StoredSigningKey } from ".
 export {
   type ActiveSigningKey,
   type Clock,
+  type RotatedKey,
+  type RotationOptions,
+  rotatedSigningKey,
   SIGNING_ALGORITHM,
   SigningKeys,
   type SigningKeysLogger,

@@ -11,10 +11,15 @@ export interface SigningKeyModel {
     orderBy: { createdAt: "desc" };
   }): PromiseLike<SigningKeyRow | null>;
   findMany(args: {
-    where: { OR: [{ retiredAt: null }, { retiredAt: { gt: Date } }] };
+    where: { revokedAt: null; OR: [{ retiredAt: null }, { retiredAt: { gt: Date } }] };
     orderBy: { createdAt: "desc" };
   }): PromiseLike<SigningKeyRow[]>;
   updateMany(args: { where: { retiredAt: null }; data: { retiredAt: Date } }): PromiseLike<unknown>;
+  updateManyAndReturn(args: {
+    where: { revokedAt: null };
+    data: { revokedAt: Date };
+    select: { kid: true };
+  }): PromiseLike<Array<{ kid: string }>>;
   create(args: {
     data: { kid: string; publicJwk: object; sealedPrivateJwk: string; createdAt: Date };
   }): PromiseLike<unknown>;
@@ -49,15 +54,23 @@ export function prismaSigningKeyStore(db: TransactionalSigningKeyDatabase, lockI
             });
             return row ? toStored(row) : undefined;
           },
-          async replaceActive({ kid, publicJwk, sealedPrivateJwk, createdAt }, now) {
+          async replaceActive({ kid, publicJwk, sealedPrivateJwk, createdAt }, now, revokePrevious) {
             await tx.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: now } });
+            const revoked = revokePrevious
+              ? await tx.signingKey.updateManyAndReturn({
+                  where: { revokedAt: null },
+                  data: { revokedAt: now },
+                  select: { kid: true },
+                })
+              : [];
             await tx.signingKey.create({ data: { kid, publicJwk, sealedPrivateJwk, createdAt } });
+            return revoked.map((row) => row.kid);
           },
         });
       }),
     async published(retiredAfter) {
       const rows = await db.signingKey.findMany({
-        where: { OR: [{ retiredAt: null }, { retiredAt: { gt: retiredAfter } }] },
+        where: { revokedAt: null, OR: [{ retiredAt: null }, { retiredAt: { gt: retiredAfter } }] },
         orderBy: { createdAt: "desc" },
       });
       return rows.map(toStored);

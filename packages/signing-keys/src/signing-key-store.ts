@@ -8,14 +8,23 @@ export interface StoredSigningKey {
   createdAt: Date;
   /** When a newer key took over; the key stays published until what it signed has expired. */
   retiredAt: Date | null;
+  /** When an emergency rotation withdrew the key: from then on nothing it signed verifies. */
+  revokedAt: Date | null;
 }
 
 /** What key creation does inside the store's one-writer transaction. */
 export interface SigningKeyTransaction {
   /** The newest key that is not retired. */
   current(): Promise<StoredSigningKey | undefined>;
-  /** Retires every active key at `now` and stores `key` as the new active one. */
-  replaceActive(key: Omit<StoredSigningKey, "retiredAt">, now: Date): Promise<void>;
+  /**
+   * Retires every active key at `now` and stores `key` as the new active one; with `revokePrevious`
+   * also revokes every earlier key, so none of them is published any more. Answers the revoked kids.
+   */
+  replaceActive(
+    key: Omit<StoredSigningKey, "retiredAt" | "revokedAt">,
+    now: Date,
+    revokePrevious: boolean,
+  ): Promise<string[]>;
 }
 
 /**
@@ -28,6 +37,6 @@ export interface SigningKeyStore {
    * so two replicas never create a key at the same time.
    */
   exclusively<T>(work: (tx: SigningKeyTransaction) => Promise<T>): Promise<T>;
-  /** Active keys and keys retired after `retiredAfter`, newest first. */
+  /** Active keys and keys retired after `retiredAfter`, newest first; never a revoked key. */
   published(retiredAfter: Date): Promise<StoredSigningKey[]>;
 }

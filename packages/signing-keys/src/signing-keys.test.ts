@@ -12,12 +12,21 @@ function memoryStore(): SigningKeyStore & { rows: StoredSigningKey[] } {
     exclusively: (work) =>
       work({
         current: async () => newestFirst().find((r) => r.retiredAt === null),
-        replaceActive: async (key, now) => {
-          for (const row of rows) if (row.retiredAt === null) row.retiredAt = now;
-          rows.push({ ...key, retiredAt: null });
+        replaceActive: async (key, now, revokePrevious) => {
+          const revoked: string[] = [];
+          for (const row of rows) {
+            if (row.retiredAt === null) row.retiredAt = now;
+            if (revokePrevious && row.revokedAt === null) {
+              row.revokedAt = now;
+              revoked.push(row.kid);
+            }
+          }
+          rows.push({ ...key, retiredAt: null, revokedAt: null });
+          return revoked;
         },
       }),
-    published: async (after) => newestFirst().filter((r) => r.retiredAt === null || r.retiredAt > after),
+    published: async (after) =>
+      newestFirst().filter((r) => r.revokedAt === null && (r.retiredAt === null || r.retiredAt > after)),
   };
 }
 
@@ -70,6 +79,44 @@ describe("SigningKeys over a store", () => {
     expect((await keys.publicJwks()).keys.map((k) => k.kid)).toEqual([rotated.kid]);
     advance(30 * 86_400_000);
     expect((await keys.active()).kid).not.toBe(rotated.kid);
+  });
+
+  it("revokes every earlier key at an emergency rotation: unpublished at once, its signatures refused", async () => {
+    const { keys, advance, clock } = setup();
+    const first = await sign(keys);
+    advance(1_000);
+    await keys.rotate();
+    const second = await sign(keys);
+    advance(1_000);
+    const rotated = await keys.rotate({ revokePrevious: true });
+    expect(rotated.revokedKids?.sort()).toEqual([first.kid, second.kid].sort());
+    expect(keys.generation).toBe(3);
+    const jwks = await keys.publicJwks();
+    expect(jwks.keys.map((k) => k.kid)).toEqual([rotated.kid]);
+    await expect(
+      jwtVerify(second.token, createLocalJWKSet(jwks), { currentDate: clock.now() }),
+    ).rejects.toThrow(/no applicable key/);
+    expect((await keys.rotate()).revokedKids).toBeUndefined();
+    expect((await keys.publicJwks()).keys).toHaveLength(2);
+  });
+
+  it("stops signing with a cached key once another replica revoked it", async () => {
+    const { keys, store, clock } = setup();
+    const replica = new SigningKeys({
+      store,
+      clock,
+      logger: { info: () => {}, warn: () => {} },
+      secret: "a-long-enough-signing-key-secret-0123456789",
+      sealingSalt: "arena-test",
+      rotateAfterMs: 30 * 86_400_000,
+      signedTtlMs: 3_600_000,
+      cacheTtlMs: 60_000,
+    });
+    const old = await replica.active();
+    const fresh = await keys.rotate({ revokePrevious: true });
+    expect((await replica.active()).kid).toBe(old.kid);
+    await replica.publicJwks();
+    expect((await replica.active()).kid).toBe(fresh.kid);
   });
 
   it("replaces a key it cannot unseal (the secret changed), keeping the old one published", async () => {

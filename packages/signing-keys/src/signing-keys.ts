@@ -39,19 +39,51 @@ export interface ActiveSigningKey {
   createdAt: Date;
 }
 
+export interface RotationOptions {
+  /**
+   * Emergency rotation (a key may have leaked): every earlier key leaves the JWKS at once, so
+   * nothing it signed verifies any more, instead of staying published until it expires.
+   */
+  revokePrevious?: boolean;
+}
+
+export interface RotatedKey extends ActiveSigningKey {
+  /** The kids `revokePrevious` withdrew; undefined without it. */
+  revokedKids?: string[];
+}
+
+/** What a rotation answers, in the API (`RotatedSigningKey`) and the CLIs: never key material. */
+export function rotatedSigningKey(key: RotatedKey): {
+  kid: string;
+  createdAt: string;
+  revokedKids?: string[];
+} {
+  const { kid, createdAt, revokedKids } = key;
+  return { kid, createdAt: createdAt.toISOString(), ...(revokedKids ? { revokedKids } : {}) };
+}
+
 /**
  * Signing keys, kept in the service's database so every replica and every restart signs with, and
  * publishes, the same keys. The newest unretired key signs; older ones stay in the JWKS until what
- * they signed (leases, tokens) has expired.
+ * they signed (leases, tokens) has expired, unless an emergency rotation revoked them.
  */
 export class SigningKeys {
   private readonly sealingKey: Buffer;
   private readonly cacheTtlMs: number;
   private cached: { key: ActiveSigningKey; loadedAt: number } | undefined;
+  private changes = 0;
 
   constructor(private readonly options: SigningKeysOptions) {
     this.sealingKey = deriveSealingKey(options.secret, options.sealingSalt);
     this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
+  }
+
+  /**
+   * Goes up whenever this instance creates or revokes keys: a verifier whose key set is older reads
+   * the published keys again at once (other replicas learn of it when they next read them).
+   */
+  get generation(): number {
+    return this.changes;
   }
 
   /** The key to sign with now; creates the first key, or a successor when the current one is due. */
@@ -60,25 +92,34 @@ export class SigningKeys {
     const cached = this.cached;
     if (cached && now - cached.loadedAt < this.cacheTtlMs && !this.isDue(cached.key.createdAt, now))
       return cached.key;
-    const key = await this.loadOrCreate(false);
+    const { key } = await this.loadOrCreate(false, false);
     this.cached = { key, loadedAt: now };
     return key;
   }
 
-  /** Makes a new key the active one at once (admin rotation, or a suspected leak). */
-  async rotate(): Promise<ActiveSigningKey> {
-    const key = await this.loadOrCreate(true);
+  /** Makes a new key the active one at once (admin rotation, or a suspected leak: `revokePrevious`). */
+  async rotate(options: RotationOptions = {}): Promise<RotatedKey> {
+    const revokePrevious = options.revokePrevious === true;
+    const { key, revokedKids } = await this.loadOrCreate(true, revokePrevious);
     this.cached = { key, loadedAt: this.options.clock.now().getTime() };
-    return key;
+    if (!revokePrevious) return key;
+    this.options.logger.warn({ kid: key.kid, revokedKids }, "earlier signing keys revoked");
+    return { ...key, revokedKids };
   }
 
-  /** The public keys verifiers need: the active ones and retired ones whose signatures may still be live. */
+  /**
+   * The public keys verifiers need: the active ones and retired ones whose signatures may still be
+   * live, never a revoked one. A cached signing key that is no longer published (another replica
+   * revoked it) is dropped, so this replica stops signing with it too.
+   */
   async publicJwks(): Promise<{ keys: JWK[] }> {
     // A replica may sign with a key for up to cacheTtlMs after another replica retired it.
     const publishedSince = new Date(
       this.options.clock.now().getTime() - this.options.signedTtlMs - this.cacheTtlMs,
     );
     const rows = await this.options.store.published(publishedSince);
+    const cachedKid = this.cached?.key.kid;
+    if (cachedKid !== undefined && !rows.some((row) => row.kid === cachedKid)) this.cached = undefined;
     return { keys: rows.map((row) => row.publicJwk) };
   }
 
@@ -86,7 +127,10 @@ export class SigningKeys {
     return now - createdAt.getTime() >= this.options.rotateAfterMs;
   }
 
-  private async loadOrCreate(force: boolean): Promise<ActiveSigningKey> {
+  private async loadOrCreate(
+    force: boolean,
+    revokePrevious: boolean,
+  ): Promise<{ key: ActiveSigningKey; revokedKids: string[] }> {
     const { store, clock, logger } = this.options;
     return store.exclusively(async (tx) => {
       const now = clock.now();
@@ -95,7 +139,7 @@ export class SigningKeys {
         try {
           const jwk = JSON.parse(open(current.sealedPrivateJwk, this.sealingKey, current.kid)) as JWK;
           const privateKey = (await importJWK(jwk, SIGNING_ALGORITHM)) as CryptoKey;
-          return { kid: current.kid, privateKey, createdAt: current.createdAt };
+          return { key: { kid: current.kid, privateKey, createdAt: current.createdAt }, revokedKids: [] };
         } catch (err) {
           // SIGNING_KEY_SECRET changed: the old key cannot sign any more, but stays published.
           logger.warn(
@@ -111,9 +155,14 @@ export class SigningKeys {
       });
       const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: "sig" };
       const sealedPrivateJwk = seal(JSON.stringify(await exportJWK(privateKey)), this.sealingKey, kid);
-      await tx.replaceActive({ kid, publicJwk, sealedPrivateJwk, createdAt: now }, now);
+      const revokedKids = await tx.replaceActive(
+        { kid, publicJwk, sealedPrivateJwk, createdAt: now },
+        now,
+        revokePrevious,
+      );
+      this.changes++;
       logger.info({ kid, replaced: current?.kid ?? null }, "new signing key is active");
-      return { kid, privateKey, createdAt: now };
+      return { key: { kid, privateKey, createdAt: now }, revokedKids };
     });
   }
 }

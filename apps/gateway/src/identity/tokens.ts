@@ -25,7 +25,14 @@ export interface IssuedTokens {
 /** Why a token was refused; the 401 problem says it in words, tests check the reason. */
 export class TokenRejected extends Error {
   constructor(
-    readonly reason: "malformed" | "signature" | "expired" | "claims" | "unknown-key" | "algorithm",
+    readonly reason:
+      | "malformed"
+      | "signature"
+      | "expired"
+      | "claims"
+      | "lifetime"
+      | "unknown-key"
+      | "algorithm",
     detail: string,
   ) {
     super(detail);
@@ -33,23 +40,38 @@ export class TokenRejected extends Error {
   }
 }
 
-/** The public keys, re-read after this long, or sooner when a token names a `kid` not yet seen. */
-const KEY_SET_TTL_MS = 60_000;
-/** At most one re-read per this interval: a flood of made-up `kid`s cannot flood the database. */
-const KEY_SET_MIN_REFRESH_MS = 1_000;
+/**
+ * The public keys are re-read after this long, so a key another replica revoked (an emergency
+ * rotation) is refused here within a second, cached tokens included. It also bounds a flood of
+ * made-up `kid`s to one database read per second.
+ */
+const KEY_SET_TTL_MS = 1_000;
+
+/** How far a token's `iat` may lie ahead of this replica's clock (another replica's clock may run ahead). */
+const MAX_CLOCK_SKEW_SECONDS = 60;
 
 /** How many verified tokens are remembered; when full the memory is emptied (a miss costs one verify). */
 const VERIFIED_CACHE_SIZE = 5_000;
 
+/** The published keys as a verifier reads them, when, and at which of this replica's key changes. */
+interface KeySet {
+  getKey: JWTVerifyGetKey;
+  kids: ReadonlySet<string>;
+  loadedAt: number;
+  generation: number;
+}
+
 /** Signs IdTokens and AccessTokens (EdDSA, `kid` in the header) and verifies them. */
 export class TokenService {
-  private keySet: { getKey: JWTVerifyGetKey; loadedAt: number } | undefined;
+  private keySet: KeySet | undefined;
+  private loading: Promise<KeySet> | undefined;
   /**
-   * Tokens whose signature and claims were checked, by their exact text. A game server sends the
-   * same token for an hour, so the signature is checked once, not on every call; the expiry is
-   * still checked on every call. Only the same bytes hit, so nothing forged can.
+   * Tokens whose signature and claims were checked, by their exact text, with the `kid` that
+   * signed them. A game server sends the same token for an hour, so the signature is checked once,
+   * not on every call; the expiry, and that the key is still published, are checked on every call.
+   * Only the same bytes hit, so nothing forged can.
    */
-  private readonly verified = new Map<string, GatewayTokenClaims>();
+  private readonly verified = new Map<string, { claims: GatewayTokenClaims; kid: string }>();
 
   constructor(
     private readonly signingKeys: SigningKeys,
@@ -58,6 +80,8 @@ export class TokenService {
   ) {}
 
   async issue(user: TokenSubject, clientId: string, authTime: Date): Promise<IssuedTokens> {
+    // Reading the published keys first drops a signing key another replica revoked (see publicJwks).
+    await this.keys();
     const key = await this.signingKeys.active();
     const iat = Math.floor(this.clock.now().getTime() / 1000);
     const common = {
@@ -88,40 +112,35 @@ export class TokenService {
    * The audience (an app client of the token's tenant) and the user's status are the caller's checks.
    */
   async verify(token: string): Promise<GatewayTokenClaims> {
+    const keys = await this.keys();
     const known = this.verified.get(token);
     if (known) {
-      if (known.exp * 1000 > this.clock.now().getTime()) return known;
+      if (known.claims.exp * 1000 > this.clock.now().getTime() && keys.kids.has(known.kid))
+        return known.claims;
       this.verified.delete(token);
     }
-    const claims = await this.verifyUncached(token);
+    const verified = await this.verifyWith(token, keys.getKey);
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.clear();
-    this.verified.set(token, claims);
-    return claims;
+    this.verified.set(token, verified);
+    return verified.claims;
   }
 
-  private async verifyUncached(token: string): Promise<GatewayTokenClaims> {
-    const keys = await this.keys(false);
+  private async verifyWith(
+    token: string,
+    getKey: JWTVerifyGetKey,
+  ): Promise<{ claims: GatewayTokenClaims; kid: string }> {
+    let verified: Awaited<ReturnType<typeof jwtVerify>>;
     try {
-      return await this.verifyWith(token, keys.getKey);
-    } catch (err) {
-      if (!(err instanceof errors.JWKSNoMatchingKey)) throw asRejection(err);
-    }
-    // A key created by another replica since the last read: read once more, then give up.
-    const refreshed = await this.keys(true);
-    try {
-      return await this.verifyWith(token, refreshed.getKey);
+      verified = await jwtVerify(token, getKey, {
+        issuer: this.issuer,
+        algorithms: [SIGNING_ALGORITHM],
+        currentDate: this.clock.now(),
+        requiredClaims: ["sub", "aud", "exp", "iat", "tenant", "role", "token_use"],
+      });
     } catch (err) {
       throw asRejection(err);
     }
-  }
-
-  private async verifyWith(token: string, getKey: JWTVerifyGetKey): Promise<GatewayTokenClaims> {
-    const { payload } = await jwtVerify(token, getKey, {
-      issuer: this.issuer,
-      algorithms: [SIGNING_ALGORITHM],
-      currentDate: this.clock.now(),
-      requiredClaims: ["sub", "aud", "exp", "iat", "tenant", "role", "token_use"],
-    });
+    const { payload, protectedHeader } = verified;
     const { tenant, role, token_use: use, aud } = payload;
     if (
       typeof tenant !== "string" ||
@@ -131,19 +150,60 @@ export class TokenService {
     ) {
       throw new TokenRejected("claims", "The token's claims are not those of a gateway token");
     }
-    return payload as unknown as GatewayTokenClaims;
+    // A lone published key would verify a token that names none; ours always name theirs.
+    if (typeof protectedHeader.kid !== "string")
+      throw new TokenRejected("malformed", "The token's header names no key (kid)");
+    this.checkLifetime(payload.iat as number, payload.exp as number);
+    return { claims: payload as unknown as GatewayTokenClaims, kid: protectedHeader.kid };
   }
 
-  private async keys(refresh: boolean) {
-    const now = this.clock.now().getTime();
+  /**
+   * A token lives at most as long as the gateway issues them for, counted from an `iat` that is
+   * not in the future: whoever holds a leaked key cannot mint tokens that outlive its revocation
+   * by years, nor move `iat` ahead to stretch an hour into a decade.
+   */
+  private checkLifetime(iat: number, exp: number): void {
+    if (exp - iat > ID_TOKEN_LIFETIME_SECONDS) {
+      throw new TokenRejected(
+        "lifetime",
+        `The token's lifetime (exp - iat) exceeds ${ID_TOKEN_LIFETIME_SECONDS} seconds`,
+      );
+    }
+    if (iat > this.clock.now().getTime() / 1000 + MAX_CLOCK_SKEW_SECONDS) {
+      throw new TokenRejected("lifetime", "The token's iat is in the future");
+    }
+  }
+
+  /** The published keys, read again once KEY_SET_TTL_MS has passed or this replica changed its keys. */
+  private keys(): KeySet | Promise<KeySet> {
     const current = this.keySet;
-    const stale = !current || now - current.loadedAt >= KEY_SET_TTL_MS;
-    const mayRefresh = !current || now - current.loadedAt >= KEY_SET_MIN_REFRESH_MS;
-    if (current && !stale && !(refresh && mayRefresh)) return current;
+    const fresh =
+      current !== undefined &&
+      this.clock.now().getTime() - current.loadedAt < KEY_SET_TTL_MS &&
+      current.generation === this.signingKeys.generation;
+    if (fresh) return current;
+    // Concurrent requests share one read.
+    this.loading ??= this.loadKeys().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  private async loadKeys(): Promise<KeySet> {
+    const loadedAt = this.clock.now().getTime();
+    const generation = this.signingKeys.generation;
     const jwks = await this.signingKeys.publicJwks();
-    this.keySet = { getKey: createLocalJWKSet(jwks), loadedAt: now };
+    const kids = new Set(jwks.keys.flatMap((key) => (key.kid === undefined ? [] : [key.kid])));
+    const previous = this.keySet;
+    // The same keys as before: keep the key set, and with it the keys jose has already imported.
+    const getKey = previous && sameKids(previous.kids, kids) ? previous.getKey : createLocalJWKSet(jwks);
+    this.keySet = { getKey, kids, loadedAt, generation };
     return this.keySet;
   }
+}
+
+function sameKids(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((kid) => b.has(kid));
 }
 
 function asRejection(err: unknown): TokenRejected {

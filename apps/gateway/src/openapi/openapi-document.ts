@@ -138,18 +138,21 @@ function adminOperation(op: {
   summary: string;
   parameters?: readonly Json[];
   body?: SchemaName;
+  /** The body may be left out (`{}` then). */
+  bodyOptional?: boolean;
   /** The success answer; without a schema, one with no body (204). */
   answer: [status: number, description: string, schema?: SchemaName];
   errors: readonly number[];
 }): Json {
   const [status, description, schema] = op.answer;
+  const required = op.bodyOptional !== true;
   return {
     operationId: op.operationId,
     summary: op.summary,
     tags: ["admin"],
     security: adminSecurity,
     ...(op.parameters ? { parameters: op.parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, ...json(op.body) } } : {}),
+    ...(op.body ? { requestBody: { required, ...json(op.body) } } : {}),
     responses: {
       [String(status)]: { description, ...(schema ? json(schema) : {}) },
       ...problems(op.errors),
@@ -241,9 +244,12 @@ function adminPaths(): Json {
     "/admin/signing-keys/rotate": {
       post: adminOperation({
         operationId: "rotateSigningKey",
-        summary: "Make a new token signing key active; the old one stays published until its tokens expire",
+        summary:
+          "Make a new token signing key active; the old one stays published until its tokens expire, unless `revokePrevious` revokes every earlier key at once",
+        body: "RotateSigningKeyRequest",
+        bodyOptional: true,
         answer: [201, "Created", "RotatedSigningKey"],
-        errors: [401],
+        errors: [400, 401],
       }),
     },
   };

@@ -6,7 +6,7 @@ import {
   validateCreateUserRequest,
 } from "@arena/contracts";
 import { type AppError, validateOrThrow } from "@arena/service-kit";
-import type { SigningKeys } from "@arena/signing-keys";
+import { rotatedSigningKey, type SigningKeys } from "@arena/signing-keys";
 import type { TenantAdmin } from "./tenant-admin.js";
 
 export const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_URL selects the database)
@@ -21,7 +21,8 @@ export const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_UR
   enable-user <tenantId> <username>
   revoke-refresh-tokens <tenantId> <username>
   clear-login-lock <tenantId> <username>      lifts the user's failed-login locks (REDIS_URL, REDIS_KEY_PREFIX)
-  rotate-signing-key                          needs SIGNING_KEY_SECRET`;
+  rotate-signing-key [--revoke-previous]      needs SIGNING_KEY_SECRET; --revoke-previous: an emergency
+                                              rotation, every earlier key's tokens are refused at once`;
 
 export interface AdminCliDeps {
   admin: TenantAdmin;
@@ -42,7 +43,12 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { name: { type: "string" }, username: { type: "string" }, role: { type: "string" } },
+    options: {
+      name: { type: "string" },
+      username: { type: "string" },
+      role: { type: "string" },
+      "revoke-previous": { type: "boolean" },
+    },
   });
   const [command, first, second] = positionals;
   const need = (value: string | undefined, what: string): string => {
@@ -107,8 +113,8 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
     }
     case "rotate-signing-key": {
       if (!deps.signingKeys) throw new UsageError("rotate-signing-key needs SIGNING_KEY_SECRET");
-      const key = await deps.signingKeys().rotate();
-      print({ kid: key.kid, createdAt: key.createdAt.toISOString() });
+      const revokePrevious = values["revoke-previous"] === true;
+      print(rotatedSigningKey(await deps.signingKeys().rotate({ revokePrevious })));
       return;
     }
     default:

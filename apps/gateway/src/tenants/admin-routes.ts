@@ -4,25 +4,27 @@ import {
   validateCreateClientRequest,
   validateCreateTenantRequest,
   validateCreateUserRequest,
+  validateRotateSigningKeyRequest,
   validateUpdateUserRequest,
 } from "@arena/contracts";
-import { AppError, requireBearerToken, requireJsonBody, validateOrThrow } from "@arena/service-kit";
-import type { SigningKeys } from "@arena/signing-keys";
-import { type Request, Router } from "express";
+import { AppError, optionalJsonBody, requireJsonBody, validateOrThrow } from "@arena/service-kit";
+import { rotatedSigningKey, type SigningKeys } from "@arena/signing-keys";
+import { type Request, type RequestHandler, Router } from "express";
 import type { TenantAdmin } from "./tenant-admin.js";
 
 export interface AdminRoutesDeps {
-  adminToken: string;
+  /** The admin token check and its per-address throttle (`admin-token-guard.ts`). */
+  tokenGuard: RequestHandler;
   admin: TenantAdmin;
   signingKeys: SigningKeys;
 }
 
 const tenantIdPattern = new RegExp(TENANT_ID_PATTERN);
 
-/** `/admin/*`: tenants, app clients, users and signing-key rotation, all behind ADMIN_TOKEN. */
-export function adminRoutes({ adminToken, admin, signingKeys }: AdminRoutesDeps): Router {
+/** `/admin/*`: tenants, app clients, users and signing-key rotation, all behind ADMIN_TOKEN (throttled). */
+export function adminRoutes({ tokenGuard, admin, signingKeys }: AdminRoutesDeps): Router {
   const router = Router();
-  router.use(requireBearerToken(adminToken, "arena-gateway-admin"));
+  router.use(tokenGuard);
 
   router.post("/tenants", async (req, res) => {
     const body = validateOrThrow(validateCreateTenantRequest, requireJsonBody(req));
@@ -80,9 +82,10 @@ export function adminRoutes({ adminToken, admin, signingKeys }: AdminRoutesDeps)
   });
 
   router.post("/signing-keys/rotate", async (req, res) => {
-    const key = await signingKeys.rotate();
-    req.log.info({ kid: key.kid }, "token signing key rotated by admin");
-    const rotated: RotatedSigningKey = { kid: key.kid, createdAt: key.createdAt.toISOString() };
+    const body = validateOrThrow(validateRotateSigningKeyRequest, optionalJsonBody(req, {}));
+    const key = await signingKeys.rotate(body);
+    req.log.info({ kid: key.kid, revokedKids: key.revokedKids }, "token signing key rotated by admin");
+    const rotated: RotatedSigningKey = rotatedSigningKey(key);
     res.status(201).json(rotated);
   });
 

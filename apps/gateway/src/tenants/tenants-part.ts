@@ -6,6 +6,7 @@ import type { GatewayConfig } from "../config.js";
 import type { IdentityPart } from "../identity/identity-part.js";
 import { announceUserStatusChange } from "../websocket/user-status-notices.js";
 import { adminRoutes } from "./admin-routes.js";
+import { adminTokenGuard } from "./admin-token-guard.js";
 import { TenantAdmin } from "./tenant-admin.js";
 
 export interface TenantsPartDeps {
@@ -19,7 +20,10 @@ export interface TenantsPartDeps {
 
 export interface TenantsPart {
   admin: TenantAdmin;
-  /** `/admin`: tenants, app clients, users and key rotation behind ADMIN_TOKEN. */
+  /**
+   * `/admin`: tenants, app clients, users and key rotation behind ADMIN_TOKEN, on the public app or,
+   * with ADMIN_ON_INTERNAL_PORT, on the internal one.
+   */
   mount(app: Express): void;
 }
 
@@ -30,13 +34,17 @@ export function tenantsPart({ identity, access, redis, keys, logger, config }: T
     access.authenticator.forgetUser(userId);
     announceUserStatusChange(redis, keys, logger, userId);
   });
+  const tokenGuard = adminTokenGuard({
+    adminToken: config.ADMIN_TOKEN,
+    redis,
+    keys,
+    failuresPerAddress: config.ADMIN_TOKEN_FAILURES_PER_ADDRESS,
+    windowSeconds: config.ADMIN_TOKEN_FAILURE_WINDOW_SECONDS,
+  });
   return {
     admin,
     mount: (app) => {
-      app.use(
-        "/admin",
-        adminRoutes({ adminToken: config.ADMIN_TOKEN, admin, signingKeys: identity.signingKeys }),
-      );
+      app.use("/admin", adminRoutes({ tokenGuard, admin, signingKeys: identity.signingKeys }));
     },
   };
 }

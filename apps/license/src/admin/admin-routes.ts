@@ -7,10 +7,11 @@ import {
   toFieldErrors,
   validateCreateLicenseRequest,
   validateLicenseListQuery,
+  validateRotateSigningKeyRequest,
   validateUpdateLicenseRequest,
 } from "@arena/contracts";
-import { AppError, requireJsonBody, validateOrThrow } from "@arena/service-kit";
-import type { SigningKeys } from "@arena/signing-keys";
+import { AppError, optionalJsonBody, requireJsonBody, validateOrThrow } from "@arena/service-kit";
+import { rotatedSigningKey, type SigningKeys } from "@arena/signing-keys";
 import { type Request, Router } from "express";
 import type { LicenseStore } from "../licenses/license-store.js";
 import { decodeCursor, type ListCursor } from "../licenses/list-cursor.js";
@@ -72,9 +73,10 @@ export function adminRoutes({ adminToken, licenses, signingKeys }: AdminRoutesDe
   });
 
   router.post("/signing-keys/rotate", async (req, res) => {
-    const key = await signingKeys.rotate();
-    req.log.info({ kid: key.kid }, "lease signing key rotated by admin");
-    const rotated: RotatedSigningKey = { kid: key.kid, createdAt: key.createdAt.toISOString() };
+    const body = validateOrThrow(validateRotateSigningKeyRequest, optionalJsonBody(req, {}));
+    const key = await signingKeys.rotate(body);
+    req.log.info({ kid: key.kid, revokedKids: key.revokedKids }, "lease signing key rotated by admin");
+    const rotated: RotatedSigningKey = rotatedSigningKey(key);
     res.status(201).json(rotated);
   });
 
