@@ -160,9 +160,15 @@ function adminOperation(op: {
   };
 }
 
-/** The operator's admin API: tenants, app clients, users, signing keys. */
+const adminErrors = [400, 401, 404, 409];
+
+/** The operator's admin API: tenants and their app clients, users, signing keys. */
 function adminPaths(): Json {
-  const adminErrors = [400, 401, 404, 409];
+  return { ...tenantAdminPaths(), ...userAdminPaths() };
+}
+
+/** Tenants and their app clients, and the signing keys. */
+function tenantAdminPaths(): Json {
   return {
     "/admin/tenants": {
       post: adminOperation({
@@ -196,6 +202,23 @@ function adminPaths(): Json {
         errors: adminErrors,
       }),
     },
+    "/admin/signing-keys/rotate": {
+      post: adminOperation({
+        operationId: "rotateSigningKey",
+        summary:
+          "Make a new token signing key active; the old one stays published until its tokens expire, unless `revokePrevious` revokes every earlier key at once",
+        body: "RotateSigningKeyRequest",
+        bodyOptional: true,
+        answer: [201, "Created", "RotatedSigningKey"],
+        errors: [400, 401],
+      }),
+    },
+  };
+}
+
+/** A tenant's users: create, list, disable, revoke refresh tokens, lift login locks. */
+function userAdminPaths(): Json {
+  return {
     "/admin/tenants/{tenantId}/users": {
       post: adminOperation({
         operationId: "createUser",
@@ -239,17 +262,6 @@ function adminPaths(): Json {
         parameters: [tenantId, username],
         answer: [204, "Cleared"],
         errors: [400, 401, 404],
-      }),
-    },
-    "/admin/signing-keys/rotate": {
-      post: adminOperation({
-        operationId: "rotateSigningKey",
-        summary:
-          "Make a new token signing key active; the old one stays published until its tokens expire, unless `revokePrevious` revokes every earlier key at once",
-        body: "RotateSigningKeyRequest",
-        bodyOptional: true,
-        answer: [201, "Created", "RotatedSigningKey"],
-        errors: [400, 401],
       }),
     },
   };
