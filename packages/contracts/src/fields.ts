@@ -28,6 +28,8 @@ export function idField<const Max extends number>(maxLength: Max) {
 
 /** A server name, wherever a client sends one (a game's servers, a player's, a result's). */
 export const ServerNameField = idField(256);
+/** Servers a game runs on, or a player names: at most this many in one list. */
+export const MAX_SERVERS = 100;
 
 /** Game ids appear in paths and storage keys: letters, digits, `_`, `.`, `-`, at most 64. */
 export const GAME_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$";

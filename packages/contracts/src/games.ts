@@ -1,5 +1,5 @@
 import type { FromSchema } from "json-schema-to-ts";
-import { GameIdField, ServerNameField } from "./fields.js";
+import { GameIdField, MAX_SERVERS, ServerNameField } from "./fields.js";
 import { DEFAULT_TARGET_WAITING_TIME, GameModeObject, MAX_MATCH_PLAYERS } from "./matchmaking.js";
 import { MODE_NAME_PATTERN } from "./statistics.js";
 import { compile, type MaxProduct } from "./validation.js";
@@ -48,6 +48,7 @@ const MatchSizeRule: MaxProduct = { of: ["numTeams", "numPlayersPerTeam"], maxim
 const GameServersField = {
   type: "array",
   minItems: 1,
+  maxItems: MAX_SERVERS,
   uniqueItems: true,
   items: ServerNameField,
   description: "Servers of this game; players who name none can play on all of them.",

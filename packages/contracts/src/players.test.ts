@@ -63,3 +63,20 @@ describe("queued players", () => {
     ]);
   });
 });
+
+describe("the size of a submission", () => {
+  it("takes at most a match's worth of players, each with at most 100 servers", () => {
+    const players = (n: number, servers = 1) =>
+      Array.from({ length: n }, (_, i) => ({
+        playerId: `p${i}`,
+        servers: Array.from({ length: servers }, (_, s) => `s${s}`),
+      }));
+    expect(validateSubmitPlayersRequest({ players: players(1000, 100) })).toBe(true);
+    expect(fieldErrorsOf(validateSubmitPlayersRequest, { players: players(1001) })).toContainEqual(
+      expect.objectContaining({ pointer: "/players" }),
+    );
+    expect(fieldErrorsOf(validateSubmitPlayersRequest, { players: players(1, 101) })).toContainEqual(
+      expect.objectContaining({ pointer: "/players/0/servers" }),
+    );
+  });
+});

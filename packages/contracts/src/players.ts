@@ -1,5 +1,6 @@
 import type { FromSchema } from "json-schema-to-ts";
-import { idField, ServerNameField, textField } from "./fields.js";
+import { idField, MAX_SERVERS, ServerNameField, textField } from "./fields.js";
+import { MAX_MATCH_PLAYERS } from "./matchmaking.js";
 import { compile } from "./validation.js";
 
 /**
@@ -30,6 +31,7 @@ export const SubmitPlayersRequestSchema = {
     players: {
       type: "array",
       minItems: 1,
+      maxItems: MAX_MATCH_PLAYERS,
       items: {
         type: "object",
         properties: {
@@ -37,6 +39,7 @@ export const SubmitPlayersRequestSchema = {
           servers: {
             type: "array",
             minItems: 1,
+            maxItems: MAX_SERVERS,
             uniqueItems: true,
             items: ServerNameField,
             description:
