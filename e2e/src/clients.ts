@@ -34,10 +34,16 @@ export class RestClient {
   }
 }
 
-/** Creates a tenant, an app client and an admin user, and logs in through the Cognito endpoint. */
-export async function newTenant(
-  platform: Platform,
-): Promise<{ tenantId: string; rest: RestClient; token: string }> {
+/** A tenant with an app client and an admin user, as the admin API made them. */
+export interface TenantCredentials {
+  tenantId: string;
+  clientId: string;
+  username: string;
+  password: string;
+}
+
+/** Creates a tenant, an app client and an admin user through the admin API. */
+export async function provisionTenant(platform: Platform): Promise<TenantCredentials> {
   const tenantId = `t${randomBytes(4).toString("hex")}`;
   const admin = async (path: string, body: object) => {
     const res = await fetch(`${platform.gateway.url}${path}`, {
@@ -53,7 +59,12 @@ export async function newTenant(
   const username = `server-${tenantId}`;
   const password = `pw-${randomBytes(12).toString("hex")}`;
   await admin(`/admin/tenants/${tenantId}/users`, { username, password, role: "admin" });
-  const login = await fetch(`${platform.gateway.url}/auth`, {
+  return { tenantId, clientId: clientId!, username, password };
+}
+
+/** Logs in as a game server does: Cognito's InitiateAuth with the user's password. */
+export async function initiateAuth(gatewayUrl: string, user: TenantCredentials): Promise<HttpAnswer> {
+  const login = await fetch(`${gatewayUrl}/auth`, {
     method: "POST",
     headers: {
       "content-type": "application/x-amz-json-1.1",
@@ -61,14 +72,34 @@ export async function newTenant(
     },
     body: JSON.stringify({
       AuthFlow: "USER_PASSWORD_AUTH",
-      AuthParameters: { USERNAME: username, PASSWORD: password },
-      ClientId: clientId,
+      AuthParameters: { USERNAME: user.username, PASSWORD: user.password },
+      ClientId: user.clientId,
     }),
   });
-  if (!login.ok) throw new Error(`login answered ${login.status}: ${await login.text()}`);
-  const token = ((await login.json()) as { AuthenticationResult: { IdToken: string } }).AuthenticationResult
-    .IdToken;
-  return { tenantId, token, rest: new RestClient(platform.gateway.url, token) };
+  return { status: login.status, body: await login.json() };
+}
+
+/** Creates a tenant, an app client and an admin user, and logs in through the Cognito endpoint. */
+export async function newTenant(
+  platform: Platform,
+): Promise<{ tenantId: string; rest: RestClient; token: string }> {
+  const user = await provisionTenant(platform);
+  const login = await initiateAuth(platform.gateway.url, user);
+  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${JSON.stringify(login.body)}`);
+  const token = (login.body as { AuthenticationResult: { IdToken: string } }).AuthenticationResult.IdToken;
+  return { tenantId: user.tenantId, token, rest: new RestClient(platform.gateway.url, token) };
+}
+
+/** A WebSocket to the gateway's `/ws`, open, authenticated by the token in the query. */
+export async function openGatewaySocket(gatewayUrl: string, token: string): Promise<WebSocket> {
+  const socket = new WebSocket(
+    `${gatewayUrl.replace(/^http/, "ws")}/ws?authorization=${encodeURIComponent(token)}`,
+  );
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", () => resolve());
+    socket.once("error", reject);
+  });
+  return socket;
 }
 
 export interface Envelope {
@@ -100,14 +131,7 @@ export class SocketClient {
   }
 
   static async connect(gatewayUrl: string, token: string): Promise<SocketClient> {
-    const socket = new WebSocket(
-      `${gatewayUrl.replace(/^http/, "ws")}/ws?authorization=${encodeURIComponent(token)}`,
-    );
-    await new Promise<void>((resolve, reject) => {
-      socket.once("open", () => resolve());
-      socket.once("error", reject);
-    });
-    return new SocketClient(socket);
+    return new SocketClient(await openGatewaySocket(gatewayUrl, token));
   }
 
   send(action: string, payload: object): Promise<Envelope> {
