@@ -128,6 +128,7 @@ export class FuzzSocket {
 
 /** Close codes a hostile frame may end its connection with: the documented ones. */
 const DOCUMENTED_CLOSES: Readonly<Record<number, string>> = {
+  1007: "a text frame that is not UTF-8 (RFC 6455 requires the close)",
   1008: "policy violation",
   1009: "message larger than WS_MAX_MESSAGE_BYTES",
 };

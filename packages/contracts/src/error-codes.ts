@@ -6,6 +6,8 @@
 export const ErrorCode = {
   VALIDATION_FAILED: "VALIDATION_FAILED",
   MALFORMED_JSON: "MALFORMED_JSON",
+  MALFORMED_REQUEST: "MALFORMED_REQUEST",
+  HEADERS_TOO_LARGE: "HEADERS_TOO_LARGE",
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   TOO_MANY_TICKETS: "TOO_MANY_TICKETS",
@@ -30,6 +32,8 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export const errorCodeInfo: Readonly<Record<ErrorCode, { status: number; title: string }>> = {
   VALIDATION_FAILED: { status: 400, title: "Request validation failed" },
   MALFORMED_JSON: { status: 400, title: "Malformed JSON body" },
+  MALFORMED_REQUEST: { status: 400, title: "Malformed HTTP request" },
+  HEADERS_TOO_LARGE: { status: 431, title: "Request line or headers too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
   TOO_MANY_TICKETS: { status: 413, title: "Too many tickets" },
