@@ -103,6 +103,21 @@ export const gatewayConfigSchema = {
       default: 10000,
       description: "Open WebSocket connections per replica; upgrades past it answer 503",
     },
+    WS_MAX_CONNECTIONS_PER_TENANT: {
+      type: "integer",
+      minimum: 1,
+      maximum: 100000,
+      default: 1000,
+      description:
+        "Open WebSocket connections one tenant may hold on one replica, unless the tenant has its own limit; upgrades past it answer 503",
+    },
+    WS_MAX_CONNECTIONS_PER_USER: {
+      type: "integer",
+      minimum: 1,
+      maximum: 100000,
+      default: 100,
+      description: "Open WebSocket connections one user may hold on one replica; upgrades past it answer 503",
+    },
     WS_REGISTRATION_REFRESH_MS: {
       type: "integer",
       minimum: 10,

@@ -569,6 +569,56 @@ describe("subscriptions and pushes", () => {
   });
 });
 
+describe("connections per tenant and per user, counted on each replica", () => {
+  let otherAcmeToken: string;
+  beforeAll(async () => {
+    await h.createUser("acme", "server-us");
+    otherAcmeToken = (await h.login("server-us", acmeClient)).IdToken;
+  });
+
+  it("keeps one token from taking a replica's every connection: other users and tenants still connect", async () => {
+    const instance = await h.startInstance({
+      WS_MAX_CONNECTIONS: "8",
+      WS_MAX_CONNECTIONS_PER_TENANT: "3",
+      WS_MAX_CONNECTIONS_PER_USER: "2",
+    });
+    const url = await serveOn(instance);
+    const mine = [await open(url), await open(url)];
+    const user = await WsClient.refusal(url, token);
+    expect(user.status).toBe(503);
+    expect(user.headers["retry-after"]).toBe("1");
+    expect(user.body).toMatchObject({ code: "SERVICE_UNAVAILABLE", detail: expect.stringMatching(/user/) });
+
+    await open(url, otherAcmeToken);
+    const tenant = await WsClient.refusal(url, otherAcmeToken);
+    expect(tenant.status).toBe(503);
+    expect(tenant.headers["retry-after"]).toBe("1");
+    expect(tenant.body.detail).toMatch(/Tenant acme holds its maximum of 3/);
+
+    const globex = await open(url, globexToken);
+    expect((await globex.request("subscribe", { gameId: "g1" })).action).toBe("subscribeResponse");
+
+    // A closed connection gives its place back.
+    await mine[0]!.close();
+    await eventually(() => instance.gateway.websocket.size === 3);
+    await open(url);
+    const metrics = await instance.http.get("/metrics");
+    expect(metrics.text).toMatch(/gateway_ws_upgrades_refused_total\{reason="user"[^}]*\} 1/);
+    expect(metrics.text).toMatch(/gateway_ws_upgrades_refused_total\{reason="tenant"[^}]*\} 1/);
+  });
+
+  it("admits exactly the user's limit of concurrent upgrades", async () => {
+    const instance = await h.startInstance({ WS_MAX_CONNECTIONS_PER_USER: "3" });
+    const url = await serveOn(instance);
+    const attempts = await Promise.allSettled(Array.from({ length: 12 }, () => open(url)));
+    expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(3);
+    const refused = attempts.flatMap((a) =>
+      a.status === "rejected" ? [a.reason as { status: number }] : [],
+    );
+    expect(refused.map((r) => r.status)).toEqual(Array(9).fill(503));
+  });
+});
+
 describe("graceful shutdown", () => {
   it("answers in-flight messages, then closes with 1001", async () => {
     const instance = await h.startInstance();

@@ -6,13 +6,15 @@ import { AppError, type Lifecycle, type Logger, toProblem } from "@arena/service
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { Authenticator, Principal } from "../access/authentication.js";
 import { CLOSE, type CloseReason, type Connection } from "./connection.js";
-import type { WebSocketMetrics } from "./websocket-metrics.js";
+import type { UpgradeRefusal, WebSocketMetrics } from "./websocket-metrics.js";
 
 export interface ConnectionLimits {
   maxLifetimeMs: number;
   maxBufferedBytes: number;
   maxMessageBytes: number;
   maxConnections: number;
+  /** Open connections of one user on this replica. */
+  maxConnectionsPerUser: number;
 }
 
 /** What the parts above the transport do with a connection's life. */
@@ -32,6 +34,8 @@ export interface ConnectionRegistryDeps {
   logger: Logger;
   metrics: WebSocketMetrics;
   limits: ConnectionLimits;
+  /** Open connections the tenant may hold on this replica (its own limit, or the default). */
+  tenantConnectionLimit(tenantId: string): Promise<number>;
   events: ConnectionEvents;
 }
 
@@ -42,13 +46,28 @@ const KEEP_ALIVE = JSON.stringify({
 } satisfies KeepAliveMessage);
 
 /**
+ * A limit of this replica an upgrade would pass. Every such refusal is a 503 with `Retry-After: 1`,
+ * the replica's, the tenant's and the user's alike: each is counted per replica, so another replica
+ * (which a load balancer may pick on the retry) may well have room.
+ */
+interface Full {
+  reason: UpgradeRefusal;
+  detail: string;
+}
+
+/**
  * The transport: accepts upgrades (path, token, capacity), holds the open connections, sends with a
  * bound on what a slow client may leave unread, ends connections at their lifetime, and drains on
  * shutdown. It knows nothing of what a message means; `events` does.
+ *
+ * Capacity is counted on this replica: its total, each tenant's and each user's open connections, so
+ * one token or one tenant cannot take every connection a replica has and lock the others out.
  */
 export class ConnectionRegistry {
   private readonly wss: WebSocketServer;
   private readonly connections = new Map<string, Connection>();
+  private readonly perTenant = new Map<string, number>();
+  private readonly perUser = new Map<string, number>();
   private counter = 0;
   private draining = false;
   private drained: (() => void) | undefined;
@@ -148,22 +167,44 @@ export class ConnectionRegistry {
 
   private async accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? "/", "http://gateway");
-    const refusal = this.refusalOf(url.pathname);
-    if (refusal !== undefined) {
-      refuseUpgrade(socket, refusal);
+    // A full replica refuses before the token is checked, which is the costly part.
+    const early = this.refusalOf(url.pathname) ?? this.fullness(undefined);
+    if (early !== undefined) {
+      this.refuse(socket, early);
       return;
     }
     const authorization = url.searchParams.get("authorization") ?? req.headers.authorization;
     let principal: Principal;
+    let tenantLimit: number;
     try {
       principal = await this.deps.authenticator.authenticate(authorization);
+      tenantLimit = await this.deps.tenantConnectionLimit(principal.tenantId);
       await this.deps.events.opening();
     } catch (err) {
       refuseUpgrade(socket, err instanceof AppError ? err : new AppError("SERVICE_UNAVAILABLE", "Try again"));
       return;
     }
     if (socket.destroyed) return;
+    // Checked again after the awaits; from here to open() the upgrade is synchronous, so concurrent
+    // upgrades cannot all pass the check and overshoot a limit together.
+    const late = this.refusalOf(url.pathname) ?? this.fullness({ principal, tenantLimit });
+    if (late !== undefined) {
+      this.refuse(socket, late);
+      return;
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, principal));
+  }
+
+  private refuse(socket: Duplex, refusal: AppError | Full): void {
+    if (refusal instanceof AppError) {
+      refuseUpgrade(socket, refusal);
+      return;
+    }
+    this.deps.metrics.refused.inc({ reason: refusal.reason });
+    refuseUpgrade(
+      socket,
+      new AppError("SERVICE_UNAVAILABLE", refusal.detail, { headers: { "Retry-After": "1" } }),
+    );
   }
 
   /** Why an upgrade to `path` is refused before its token is read; undefined when it is not. */
@@ -172,10 +213,31 @@ export class ConnectionRegistry {
     if (this.draining || this.deps.lifecycle.shuttingDown) {
       return new AppError("SERVICE_UNAVAILABLE", "Shutting down; connect again");
     }
-    if (this.connections.size >= this.deps.limits.maxConnections) {
-      return new AppError("SERVICE_UNAVAILABLE", "This replica holds its maximum of WebSocket connections", {
-        headers: { "Retry-After": "1" },
-      });
+    return undefined;
+  }
+
+  /**
+   * Which limit of this replica a new connection would pass: the replica's, then (once the token
+   * says who connects) its tenant's and its user's; undefined when it may open.
+   */
+  private fullness(who: { principal: Principal; tenantLimit: number } | undefined): Full | undefined {
+    const { maxConnections, maxConnectionsPerUser } = this.deps.limits;
+    if (this.connections.size >= maxConnections) {
+      return { reason: "replica", detail: "This replica holds its maximum of WebSocket connections" };
+    }
+    if (who === undefined) return undefined;
+    const { principal, tenantLimit } = who;
+    if ((this.perTenant.get(principal.tenantId) ?? 0) >= tenantLimit) {
+      return {
+        reason: "tenant",
+        detail: `Tenant ${principal.tenantId} holds its maximum of ${tenantLimit} WebSocket connections on this replica`,
+      };
+    }
+    if ((this.perUser.get(principal.userId) ?? 0) >= maxConnectionsPerUser) {
+      return {
+        reason: "user",
+        detail: `This user holds its maximum of ${maxConnectionsPerUser} WebSocket connections on this replica`,
+      };
     }
     return undefined;
   }
@@ -197,6 +259,8 @@ export class ConnectionRegistry {
     };
     conn.lifetime.unref();
     this.connections.set(conn.id, conn);
+    count(this.perTenant, principal.tenantId, 1);
+    count(this.perUser, principal.userId, 1);
     metrics.open.set(this.connections.size);
     logger.debug({ connectionId: conn.id, tenantId: principal.tenantId }, "WebSocket opened");
     socket.on("message", (data, isBinary) => events.message(conn, data, isBinary));
@@ -211,11 +275,20 @@ export class ConnectionRegistry {
     clearTimeout(conn.lifetime);
     if (this.connections.get(conn.id) !== conn) return;
     this.connections.delete(conn.id);
+    count(this.perTenant, conn.principal.tenantId, -1);
+    count(this.perUser, conn.principal.userId, -1);
     this.deps.metrics.open.set(this.connections.size);
     this.deps.metrics.closed.inc({ reason: conn.closeReason ?? "client" });
     this.deps.events.closed(conn);
     if (this.draining && this.connections.size === 0) this.drained?.();
   }
+}
+
+/** Adds `delta` to a key's count; a count back at zero leaves the map (it holds only open connections). */
+function count(counts: Map<string, number>, key: string, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
 }
 
 /** Answers a refused upgrade as a problem+json HTTP response and closes the socket. */

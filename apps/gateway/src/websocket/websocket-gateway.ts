@@ -32,6 +32,8 @@ export interface WebSocketGatewayDeps {
   logger: Logger;
   metrics: WebSocketMetrics;
   limits: WebSocketLimits;
+  /** Open connections the tenant may hold on one replica (its own limit, or the default). */
+  tenantConnectionLimit(tenantId: string): Promise<number>;
 }
 
 /**
@@ -62,6 +64,7 @@ export class WebSocketGateway {
       logger,
       metrics,
       limits,
+      tenantConnectionLimit: deps.tenantConnectionLimit,
       events: {
         opening: () => this.ensureStarted(),
         message: (conn, data, isBinary) => void dispatcher.receive(conn, data, isBinary),

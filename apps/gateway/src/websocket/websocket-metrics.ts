@@ -3,11 +3,15 @@ import { Counter, Gauge, type Registry } from "@arena/service-kit";
 /** The kinds of push counted by `gateway_ws_pushes_total`. */
 export type PushKind = "delivery" | "broadcast" | "keepAlive";
 
+/** Which per-replica limit refused an upgrade: the `reason` label of `gateway_ws_upgrades_refused_total`. */
+export type UpgradeRefusal = "replica" | "tenant" | "user";
+
 export interface WebSocketMetrics {
   open: Gauge;
   messages: Counter<"action" | "outcome">;
   pushes: Counter<"kind">;
   closed: Counter<"reason">;
+  refused: Counter<"reason">;
 }
 
 /** The WebSocket API's metrics, registered with the app's registry. */
@@ -33,6 +37,12 @@ export function websocketMetrics(registry: Registry): WebSocketMetrics {
     closed: new Counter({
       name: "gateway_ws_closed_total",
       help: "WebSocket connections closed, by reason (backpressure: dropped for not reading)",
+      labelNames: ["reason"] as const,
+      registers: [registry],
+    }),
+    refused: new Counter({
+      name: "gateway_ws_upgrades_refused_total",
+      help: "WebSocket upgrades refused (503) for a limit of this replica, by reason (replica, tenant, user)",
       labelNames: ["reason"] as const,
       registers: [registry],
     }),

@@ -41,6 +41,7 @@ export function websocketPart({
     clock,
     logger,
     metrics: websocketMetrics(service.metrics.registry),
+    tenantConnectionLimit: async () => config.WS_MAX_CONNECTIONS_PER_TENANT,
     limits: {
       keepAliveMs: config.WS_KEEPALIVE_MS,
       maxLifetimeMs: config.WS_MAX_LIFETIME_MS,
@@ -48,6 +49,7 @@ export function websocketPart({
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
       maxInFlight: config.WS_MAX_IN_FLIGHT,
       maxConnections: config.WS_MAX_CONNECTIONS,
+      maxConnectionsPerUser: config.WS_MAX_CONNECTIONS_PER_USER,
       registrationRefreshMs: config.WS_REGISTRATION_REFRESH_MS,
       registrationTtlMs: config.WS_REGISTRATION_TTL_MS,
     },
