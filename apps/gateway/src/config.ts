@@ -97,6 +97,13 @@ export const gatewayConfigSchema = {
       default: 32,
       description: "Messages one WebSocket connection may have awaiting an answer; more are refused with 429",
     },
+    WS_MAX_MALFORMED_MESSAGES: {
+      type: "integer",
+      minimum: 1,
+      default: 10,
+      description:
+        "Malformed WebSocket messages (not JSON, an invalid envelope or payload) in a row after which the connection is closed with 1008",
+    },
     WS_MAX_CONNECTIONS: {
       type: "integer",
       minimum: 1,

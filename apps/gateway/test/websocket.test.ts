@@ -378,6 +378,62 @@ describe("actions", () => {
   });
 });
 
+describe("malformed messages", () => {
+  let initechToken: string;
+  beforeAll(async () => {
+    const client = await h.createTenant("initech");
+    await h.createUser("initech", "initech-server");
+    initechToken = (await h.login("initech-server", client)).IdToken;
+  });
+
+  /** 200 KB frames of each kind the gateway cannot run: not JSON, binary, an invalid payload. */
+  const floods = [
+    (client: WsClient) => client.send(`{"action":"getPlayers","payload":"${"x".repeat(200_000)}`),
+    (client: WsClient) => client.socket.send(Buffer.alloc(200_000, 7), { binary: true }),
+    (client: WsClient) => client.send({ action: "getPlayers", payload: { pad: "x".repeat(200_000) } }),
+  ];
+
+  /** Sends `n` malformed frames and waits for their n answers (400, or whatever refused them). */
+  async function sendMalformed(client: WsClient, n: number): Promise<Array<{ code: number }>> {
+    const from = client.received.length;
+    for (let i = 0; i < n; i++) floods[i % floods.length]!(client);
+    await eventually(
+      () => client.received.length >= from + n || client.socket.readyState !== client.socket.OPEN,
+    );
+    return client.received.slice(from).map((m) => m.error);
+  }
+
+  it("counts each against the tenant's rate limit like any message, before reading it", async () => {
+    const instance = await h.startInstance({ TENANT_RATE_LIMIT: "3", TENANT_RATE_WINDOW_SECONDS: "600" });
+    const client = await open(await serveOn(instance), initechToken);
+    statsAnswers(200, []);
+    const errors = await sendMalformed(client, 3);
+    expect(errors.map((e) => e.code)).toEqual([400, 400, 400]);
+    // The budget of 3 went to the malformed frames: the next message, and the next frame, are refused.
+    expect((await client.request("getPlayers", { gameId: "g1" })).error.code).toBe(429);
+    expect((await sendMalformed(client, 1)).map((e) => e.code)).toEqual([429]);
+  });
+
+  it("closes a connection with 1008 after WS_MAX_MALFORMED_MESSAGES of them in a row", async () => {
+    const client = await open(base, initechToken);
+    statsAnswers(200, []);
+    // Nine in a row, then a message that runs: the count starts again.
+    expect(await sendMalformed(client, 9)).toHaveLength(9);
+    expect((await client.request("getPlayers", { gameId: "g1" })).payload).toEqual({
+      gameId: "g1",
+      players: [],
+    });
+    expect(await sendMalformed(client, 9)).toHaveLength(9);
+    expect(client.socket.readyState).toBe(client.socket.OPEN);
+    // The tenth in a row is answered, then the connection is closed.
+    const last = await sendMalformed(client, 1);
+    expect(last).toEqual([expect.objectContaining({ code: 400 })]);
+    expect(await client.closed).toEqual({ code: 1008, reason: "too many malformed messages" });
+    const metrics = await h.http.get("/metrics");
+    expect(metrics.text).toMatch(/gateway_ws_closed_total\{reason="malformed"[^}]*\} 1/);
+  });
+});
+
 describe("subscriptions and pushes", () => {
   const suggestion = (n: number) => ({
     action: "matchSuggestion",

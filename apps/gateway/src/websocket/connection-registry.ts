@@ -45,6 +45,9 @@ const KEEP_ALIVE = JSON.stringify({
   payload: {},
 } satisfies KeepAliveMessage);
 
+/** How long an ejected connection's close frame has to reach its client before the socket is cut. */
+const EJECT_GRACE_MS = 1000;
+
 /**
  * A limit of this replica an upgrade would pass. Every such refusal is a 503 with `Retry-After: 1`,
  * the replica's, the tenant's and the user's alike: each is counted per replica, so another replica
@@ -127,6 +130,18 @@ export class ConnectionRegistry {
   close(conn: Connection, code: number, reason: string, why: CloseReason): void {
     conn.closeReason ??= why;
     conn.socket.close(code, reason);
+  }
+
+  /**
+   * Closes a connection that abuses the protocol and stops reading it at once: what its client has
+   * already sent (megabytes, in a flood) is never even unmasked. The close frame goes out; the socket
+   * is cut `EJECT_GRACE_MS` later, as the client's answer to it is no longer read.
+   */
+  eject(conn: Connection, code: number, reason: string, why: CloseReason): void {
+    if (conn.closeReason !== undefined) return;
+    this.close(conn, code, reason, why);
+    conn.socket.pause();
+    setTimeout(() => conn.socket.terminate(), EJECT_GRACE_MS).unref();
   }
 
   /** The keepAlive push, to every connection. */
@@ -251,6 +266,7 @@ export class ConnectionRegistry {
       principal,
       subscription: undefined,
       inFlight: 0,
+      malformedInRow: 0,
       closeReason: undefined,
       lifetime: setTimeout(
         () => this.close(conn, CLOSE.lifetime, "connection lifetime reached; reconnect", "lifetime"),

@@ -14,6 +14,7 @@ import type { WebSocketMetrics } from "./websocket-metrics.js";
 export interface WebSocketLimits extends ConnectionLimits {
   keepAliveMs: number;
   maxInFlight: number;
+  maxMalformedInRow: number;
   registrationRefreshMs: number;
   registrationTtlMs: number;
 }
@@ -89,6 +90,7 @@ export class WebSocketGateway {
       logger,
       metrics,
       maxInFlight: limits.maxInFlight,
+      maxMalformedInRow: limits.maxMalformedInRow,
     });
     this.notices = new UserStatusNotices({ redis: deps.redis, keys: deps.keys, authenticator, connections });
     this.connections = connections;

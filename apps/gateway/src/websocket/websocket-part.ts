@@ -48,6 +48,7 @@ export function websocketPart({
       maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
       maxInFlight: config.WS_MAX_IN_FLIGHT,
+      maxMalformedInRow: config.WS_MAX_MALFORMED_MESSAGES,
       maxConnections: config.WS_MAX_CONNECTIONS,
       maxConnectionsPerUser: config.WS_MAX_CONNECTIONS_PER_USER,
       registrationRefreshMs: config.WS_REGISTRATION_REFRESH_MS,
