@@ -44,6 +44,14 @@ export const gatewayConfigSchema = {
       description: "Requests per tenant per TENANT_RATE_WINDOW_SECONDS, over all replicas",
     },
     TENANT_RATE_WINDOW_SECONDS: { type: "integer", minimum: 1, default: 60 },
+    TENANT_LIMITS_CACHE_MS: {
+      type: "integer",
+      minimum: 0,
+      maximum: 300000,
+      default: 5000,
+      description:
+        "How long a replica uses what it read of a tenant's own limits; an operator's change reaches every replica within it",
+    },
     USER_STATUS_CACHE_MS: {
       type: "integer",
       minimum: 0,

@@ -172,6 +172,7 @@ function adminPaths(): Json {
         errors: [401],
       }),
     },
+    ...tenantLimitPaths(),
     "/admin/tenants/{tenantId}/clients": {
       post: adminOperation({
         operationId: "createClient",
@@ -231,6 +232,30 @@ function adminPaths(): Json {
         summary: "Make a new token signing key active; the old one stays published until its tokens expire",
         answer: [201, "Created", "RotatedSigningKey"],
         errors: [401],
+      }),
+    },
+  };
+}
+
+/** A tenant and its own limits. */
+function tenantLimitPaths(): Json {
+  return {
+    "/admin/tenants/{tenantId}": {
+      get: adminOperation({
+        operationId: "getTenant",
+        summary: "A tenant with its limits in force (its own, else the gateway's defaults)",
+        parameters: [tenantId],
+        answer: [200, "OK", "TenantDetails"],
+        errors: [400, 401, 404],
+      }),
+      patch: adminOperation({
+        operationId: "updateTenant",
+        summary:
+          "Set a tenant's own limits: requests per window, the window, WebSocket connections per replica (null: back to the default; in force on every replica within TENANT_LIMITS_CACHE_MS)",
+        parameters: [tenantId],
+        body: "UpdateTenantRequest",
+        answer: [200, "OK", "TenantDetails"],
+        errors: [400, 401, 404],
       }),
     },
   };

@@ -4,6 +4,7 @@ import {
   validateCreateClientRequest,
   validateCreateTenantRequest,
   validateCreateUserRequest,
+  validateUpdateTenantRequest,
   validateUpdateUserRequest,
 } from "@arena/contracts";
 import { AppError, requireBearerToken, requireJsonBody, validateOrThrow } from "@arena/service-kit";
@@ -33,6 +34,18 @@ export function adminRoutes({ adminToken, admin, signingKeys }: AdminRoutesDeps)
 
   router.get("/tenants", async (_req, res) => {
     res.json({ tenants: await admin.listTenants() });
+  });
+
+  router.get("/tenants/:tenantId", async (req, res) => {
+    res.json(await admin.getTenant(tenantParam(req)));
+  });
+
+  router.patch("/tenants/:tenantId", async (req, res) => {
+    const tenantId = tenantParam(req);
+    const body = validateOrThrow(validateUpdateTenantRequest, requireJsonBody(req));
+    const tenant = await admin.updateTenant(tenantId, body);
+    req.log.info({ tenantId, limits: body.limits }, "tenant limits set");
+    res.json(tenant);
   });
 
   router.post("/tenants/:tenantId/clients", async (req, res) => {

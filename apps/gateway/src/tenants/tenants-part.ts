@@ -26,7 +26,7 @@ export interface TenantsPart {
 /** The operator's API over tenants, app clients and users. */
 export function tenantsPart({ identity, access, redis, keys, logger, config }: TenantsPartDeps): TenantsPart {
   // A user disabled here is refused at once here, and every replica hears of it (its WebSockets close).
-  const admin = new TenantAdmin(identity.store, identity.passwordCost, (userId) => {
+  const admin = new TenantAdmin(identity.store, identity.passwordCost, access.tenantLimits, (userId) => {
     access.authenticator.forgetUser(userId);
     announceUserStatusChange(redis, keys, logger, userId);
   });

@@ -41,7 +41,8 @@ export function websocketPart({
     clock,
     logger,
     metrics: websocketMetrics(service.metrics.registry),
-    tenantConnectionLimit: async () => config.WS_MAX_CONNECTIONS_PER_TENANT,
+    tenantConnectionLimit: async (tenantId) =>
+      (await access.tenantLimits.inForce(tenantId)).webSocketConnections,
     limits: {
       keepAliveMs: config.WS_KEEPALIVE_MS,
       maxLifetimeMs: config.WS_MAX_LIFETIME_MS,
