@@ -112,6 +112,14 @@ export const gatewayConfigSchema = {
       description:
         "Malformed WebSocket messages (not JSON, an invalid envelope or payload) in a row after which the connection is closed with 1008",
     },
+    WS_MALFORMED_COOLDOWN_MS: {
+      type: "integer",
+      minimum: 0,
+      maximum: 3600000,
+      default: 10000,
+      description:
+        "After a connection is closed for malformed messages, how long its user's upgrades to that replica are refused (429)",
+    },
     WS_MAX_CONNECTIONS: {
       type: "integer",
       minimum: 1,

@@ -432,6 +432,21 @@ describe("malformed messages", () => {
     const metrics = await h.http.get("/metrics");
     expect(metrics.text).toMatch(/gateway_ws_closed_total\{reason="malformed"[^}]*\} 1/);
   });
+
+  it("refuses the user's upgrades to that replica for WS_MALFORMED_COOLDOWN_MS after such a close", async () => {
+    // The close of the test above: reconnecting at once would buy the flood ten more frames.
+    const refused = await WsClient.refusal(base, initechToken);
+    expect(refused.status).toBe(429);
+    expect(refused.headers["retry-after"]).toBe("10");
+    expect(refused.body).toMatchObject({ code: "RATE_LIMITED", detail: expect.stringMatching(/malformed/) });
+    // Other users, and the user on other replicas, may connect.
+    await open(base, token);
+    await open(await serveOn(await h.startInstance()), initechToken);
+    h.clock.advance(10_000);
+    await open(base, initechToken);
+    const metrics = await h.http.get("/metrics");
+    expect(metrics.text).toMatch(/gateway_ws_upgrades_refused_total\{reason="cooldown"[^}]*\} 1/);
+  });
 });
 
 describe("subscriptions and pushes", () => {

@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { KeepAliveMessage } from "@arena/contracts";
-import { AppError, type Lifecycle, type Logger, toProblem } from "@arena/service-kit";
+import { AppError, type Clock, type Lifecycle, type Logger, toProblem } from "@arena/service-kit";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { Authenticator, Principal } from "../access/authentication.js";
 import { CLOSE, type CloseReason, type Connection } from "./connection.js";
+import { EjectedUsers } from "./ejected-users.js";
 import type { UpgradeRefusal, WebSocketMetrics } from "./websocket-metrics.js";
 
 export interface ConnectionLimits {
@@ -15,6 +16,8 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** Open connections of one user on this replica. */
   maxConnectionsPerUser: number;
+  /** How long a user one of whose connections was ejected may not connect to this replica (0: no wait). */
+  ejectedCooldownMs: number;
 }
 
 /** What the parts above the transport do with a connection's life. */
@@ -31,6 +34,8 @@ export interface ConnectionRegistryDeps {
   replicaId: string;
   authenticator: Authenticator;
   lifecycle: Lifecycle;
+  /** Ends an ejected user's cooldown. */
+  clock: Clock;
   logger: Logger;
   metrics: WebSocketMetrics;
   limits: ConnectionLimits;
@@ -48,15 +53,21 @@ const KEEP_ALIVE = JSON.stringify({
 /** How long an ejected connection's close frame has to reach its client before the socket is cut. */
 const EJECT_GRACE_MS = 1000;
 
+/** An upgrade refused for a rule of this replica: counted in `gateway_ws_upgrades_refused_total`. */
+interface Refusal {
+  reason: UpgradeRefusal;
+  error: AppError;
+}
+
 /**
- * A limit of this replica an upgrade would pass. Every such refusal is a 503 with `Retry-After: 1`,
+ * A limit of this replica the upgrade would pass. Every such refusal is a 503 with `Retry-After: 1`,
  * the replica's, the tenant's and the user's alike: each is counted per replica, so another replica
  * (which a load balancer may pick on the retry) may well have room.
  */
-interface Full {
-  reason: UpgradeRefusal;
-  detail: string;
-}
+const full = (reason: UpgradeRefusal, detail: string): Refusal => ({
+  reason,
+  error: new AppError("SERVICE_UNAVAILABLE", detail, { headers: { "Retry-After": "1" } }),
+});
 
 /**
  * The transport: accepts upgrades (path, token, capacity), holds the open connections, sends with a
@@ -71,11 +82,13 @@ export class ConnectionRegistry {
   private readonly connections = new Map<string, Connection>();
   private readonly perTenant = new Map<string, number>();
   private readonly perUser = new Map<string, number>();
+  private readonly ejected: EjectedUsers;
   private counter = 0;
   private draining = false;
   private drained: (() => void) | undefined;
 
   constructor(private readonly deps: ConnectionRegistryDeps) {
+    this.ejected = new EjectedUsers(deps.clock, deps.limits.ejectedCooldownMs);
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: deps.limits.maxMessageBytes,
@@ -135,11 +148,13 @@ export class ConnectionRegistry {
   /**
    * Closes a connection that abuses the protocol and stops reading it at once: what its client has
    * already sent (megabytes, in a flood) is never even unmasked. The close frame goes out; the socket
-   * is cut `EJECT_GRACE_MS` later, as the client's answer to it is no longer read.
+   * is cut `EJECT_GRACE_MS` later, as the client's answer to it is no longer read. Its user may not
+   * connect to this replica again for `ejectedCooldownMs`.
    */
   eject(conn: Connection, code: number, reason: string, why: CloseReason): void {
     if (conn.closeReason !== undefined) return;
     this.close(conn, code, reason, why);
+    this.ejected.eject(conn.principal.userId);
     conn.socket.pause();
     setTimeout(() => conn.socket.terminate(), EJECT_GRACE_MS).unref();
   }
@@ -202,7 +217,8 @@ export class ConnectionRegistry {
     if (socket.destroyed) return;
     // Checked again after the awaits; from here to open() the upgrade is synchronous, so concurrent
     // upgrades cannot all pass the check and overshoot a limit together.
-    const late = this.refusalOf(url.pathname) ?? this.fullness({ principal, tenantLimit });
+    const late =
+      this.refusalOf(url.pathname) ?? this.cooldown(principal) ?? this.fullness({ principal, tenantLimit });
     if (late !== undefined) {
       this.refuse(socket, late);
       return;
@@ -210,16 +226,23 @@ export class ConnectionRegistry {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, principal));
   }
 
-  private refuse(socket: Duplex, refusal: AppError | Full): void {
+  private refuse(socket: Duplex, refusal: AppError | Refusal): void {
     if (refusal instanceof AppError) {
       refuseUpgrade(socket, refusal);
       return;
     }
     this.deps.metrics.refused.inc({ reason: refusal.reason });
-    refuseUpgrade(
-      socket,
-      new AppError("SERVICE_UNAVAILABLE", refusal.detail, { headers: { "Retry-After": "1" } }),
-    );
+    refuseUpgrade(socket, refusal.error);
+  }
+
+  /** A 429 while the user waits out the cooldown of an ejected connection; undefined when it may connect. */
+  private cooldown({ userId }: Principal): Refusal | undefined {
+    const waitMs = this.ejected.waitMs(userId);
+    if (waitMs === 0) return undefined;
+    const retryAfter = Math.ceil(waitMs / 1000);
+    const detail = `A connection of this user was closed for malformed messages; connect again in ${retryAfter} s`;
+    const headers = { "Retry-After": String(retryAfter) };
+    return { reason: "cooldown", error: new AppError("RATE_LIMITED", detail, { headers }) };
   }
 
   /** Why an upgrade to `path` is refused before its token is read; undefined when it is not. */
@@ -235,24 +258,24 @@ export class ConnectionRegistry {
    * Which limit of this replica a new connection would pass: the replica's, then (once the token
    * says who connects) its tenant's and its user's; undefined when it may open.
    */
-  private fullness(who: { principal: Principal; tenantLimit: number } | undefined): Full | undefined {
+  private fullness(who: { principal: Principal; tenantLimit: number } | undefined): Refusal | undefined {
     const { maxConnections, maxConnectionsPerUser } = this.deps.limits;
     if (this.connections.size >= maxConnections) {
-      return { reason: "replica", detail: "This replica holds its maximum of WebSocket connections" };
+      return full("replica", "This replica holds its maximum of WebSocket connections");
     }
     if (who === undefined) return undefined;
     const { principal, tenantLimit } = who;
     if ((this.perTenant.get(principal.tenantId) ?? 0) >= tenantLimit) {
-      return {
-        reason: "tenant",
-        detail: `Tenant ${principal.tenantId} holds its maximum of ${tenantLimit} WebSocket connections on this replica`,
-      };
+      return full(
+        "tenant",
+        `Tenant ${principal.tenantId} holds its maximum of ${tenantLimit} WebSocket connections on this replica`,
+      );
     }
     if ((this.perUser.get(principal.userId) ?? 0) >= maxConnectionsPerUser) {
-      return {
-        reason: "user",
-        detail: `This user holds its maximum of ${maxConnectionsPerUser} WebSocket connections on this replica`,
-      };
+      return full(
+        "user",
+        `This user holds its maximum of ${maxConnectionsPerUser} WebSocket connections on this replica`,
+      );
     }
     return undefined;
   }

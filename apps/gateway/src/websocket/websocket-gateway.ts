@@ -62,6 +62,7 @@ export class WebSocketGateway {
       replicaId,
       authenticator,
       lifecycle: deps.lifecycle,
+      clock,
       logger,
       metrics,
       limits,

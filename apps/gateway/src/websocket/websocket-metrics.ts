@@ -3,8 +3,12 @@ import { Counter, Gauge, type Registry } from "@arena/service-kit";
 /** The kinds of push counted by `gateway_ws_pushes_total`. */
 export type PushKind = "delivery" | "broadcast" | "keepAlive";
 
-/** Which per-replica limit refused an upgrade: the `reason` label of `gateway_ws_upgrades_refused_total`. */
-export type UpgradeRefusal = "replica" | "tenant" | "user";
+/**
+ * Which rule of this replica refused an upgrade, the `reason` label of
+ * `gateway_ws_upgrades_refused_total`: a connection limit (replica, tenant, user; 503) or the
+ * cooldown of a user whose connection was ejected (429).
+ */
+export type UpgradeRefusal = "replica" | "tenant" | "user" | "cooldown";
 
 export interface WebSocketMetrics {
   open: Gauge;
@@ -42,7 +46,7 @@ export function websocketMetrics(registry: Registry): WebSocketMetrics {
     }),
     refused: new Counter({
       name: "gateway_ws_upgrades_refused_total",
-      help: "WebSocket upgrades refused (503) for a limit of this replica, by reason (replica, tenant, user)",
+      help: "WebSocket upgrades refused by a rule of this replica, by reason (replica, tenant, user: 503; cooldown: 429)",
       labelNames: ["reason"] as const,
       registers: [registry],
     }),

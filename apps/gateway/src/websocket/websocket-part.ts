@@ -50,6 +50,7 @@ export function websocketPart({
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
       maxInFlight: config.WS_MAX_IN_FLIGHT,
       maxMalformedInRow: config.WS_MAX_MALFORMED_MESSAGES,
+      ejectedCooldownMs: config.WS_MALFORMED_COOLDOWN_MS,
       maxConnections: config.WS_MAX_CONNECTIONS,
       maxConnectionsPerUser: config.WS_MAX_CONNECTIONS_PER_USER,
       registrationRefreshMs: config.WS_REGISTRATION_REFRESH_MS,
