@@ -42,6 +42,8 @@ const PATH_EXAMPLES: Record<string, (w: FuzzWorld) => string> = {
   matchId: (w) => w.matchId,
   playerId: (w) => w.waitingPlayerId,
   backfillingRequestId: (w) => w.backfillingRequestId,
+  // A season the fuzzing tenant never scheduled: cancelling it is a 404, never its running S1.
+  season: () => "S9",
 };
 
 /** A path parameter's valid value; the match of a backfill request's own operations is the request's. */

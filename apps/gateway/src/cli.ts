@@ -1,5 +1,6 @@
-import { closeRedis, createRedis, type Redis, redisConfigProperties, redisKeys } from "@arena/redis";
+import { closeRedis, createRedis, type Redis, redisKeys } from "@arena/redis";
 import { AppError, createLogger, loadConfig, readConfigOrExit } from "@arena/service-kit";
+import { TenantLimits, tenantLimitDefaults } from "./access/tenant-limits.js";
 import { systemClock } from "./clock.js";
 import { gatewayConfigSchema } from "./config.js";
 import { createDatabaseClient } from "./db.js";
@@ -11,18 +12,24 @@ import { cliMessage, runAdminCli, USAGE, UsageError } from "./tenants/admin-cli.
 import { TenantAdmin } from "./tenants/tenant-admin.js";
 
 // The same schema (and defaults) as the service, limited to what the CLI uses.
-const { DATABASE_URL, PASSWORD_SCRYPT_LOG_N, SIGNING_KEY_SECRET, SIGNING_KEY_ROTATION_DAYS } =
-  gatewayConfigSchema.properties;
+const CLI_SETTINGS = [
+  "DATABASE_URL",
+  "PASSWORD_SCRYPT_LOG_N",
+  "SIGNING_KEY_SECRET",
+  "SIGNING_KEY_ROTATION_DAYS",
+  // The defaults of a tenant's limits, so that show-tenant reports the limits in force.
+  "TENANT_RATE_LIMIT",
+  "TENANT_RATE_WINDOW_SECONDS",
+  "WS_MAX_CONNECTIONS_PER_TENANT",
+  // clear-login-lock
+  "REDIS_URL",
+  "REDIS_KEY_PREFIX",
+] as const;
 const cliConfigSchema = {
   type: "object",
-  properties: {
-    DATABASE_URL,
-    PASSWORD_SCRYPT_LOG_N,
-    SIGNING_KEY_SECRET,
-    SIGNING_KEY_ROTATION_DAYS,
-    // clear-login-lock
-    ...redisConfigProperties,
-  },
+  properties: Object.fromEntries(
+    CLI_SETTINGS.map((name) => [name, gatewayConfigSchema.properties[name]]),
+  ) as Pick<typeof gatewayConfigSchema.properties, (typeof CLI_SETTINGS)[number]>,
 } as const;
 
 function fail(message: string, code: number): never {
@@ -55,7 +62,12 @@ try {
   const identity = new IdentityStore(db, systemClock);
   const secret = config.SIGNING_KEY_SECRET;
   await runAdminCli(process.argv.slice(2), {
-    admin: new TenantAdmin(identity, { logN: config.PASSWORD_SCRYPT_LOG_N }, locks),
+    admin: new TenantAdmin(
+      identity,
+      { logN: config.PASSWORD_SCRYPT_LOG_N },
+      new TenantLimits({ db, clock: systemClock, defaults: tenantLimitDefaults(config), cacheMs: 0 }),
+      locks,
+    ),
     signingKeys:
       secret === undefined
         ? undefined

@@ -69,6 +69,14 @@ export const gatewayConfigSchema = {
       description: "Requests per tenant per TENANT_RATE_WINDOW_SECONDS, over all replicas",
     },
     TENANT_RATE_WINDOW_SECONDS: { type: "integer", minimum: 1, default: 60 },
+    TENANT_LIMITS_CACHE_MS: {
+      type: "integer",
+      minimum: 0,
+      maximum: 300000,
+      default: 5000,
+      description:
+        "How long a replica uses what it read of a tenant's own limits; an operator's change reaches every replica within it",
+    },
     USER_STATUS_CACHE_MS: {
       type: "integer",
       minimum: 0,
@@ -135,11 +143,41 @@ export const gatewayConfigSchema = {
       default: 32,
       description: "Messages one WebSocket connection may have awaiting an answer; more are refused with 429",
     },
+    WS_MAX_MALFORMED_MESSAGES: {
+      type: "integer",
+      minimum: 1,
+      default: 10,
+      description:
+        "Malformed WebSocket messages (not JSON, an invalid envelope or payload) in a row after which the connection is closed with 1008",
+    },
+    WS_MALFORMED_COOLDOWN_MS: {
+      type: "integer",
+      minimum: 0,
+      maximum: 3600000,
+      default: 10000,
+      description:
+        "After a connection is closed for malformed messages, how long its user's upgrades to that replica are refused (429)",
+    },
     WS_MAX_CONNECTIONS: {
       type: "integer",
       minimum: 1,
       default: 10000,
       description: "Open WebSocket connections per replica; upgrades past it answer 503",
+    },
+    WS_MAX_CONNECTIONS_PER_TENANT: {
+      type: "integer",
+      minimum: 1,
+      maximum: 100000,
+      default: 1000,
+      description:
+        "Open WebSocket connections one tenant may hold on one replica, unless the tenant has its own limit; upgrades past it answer 503",
+    },
+    WS_MAX_CONNECTIONS_PER_USER: {
+      type: "integer",
+      minimum: 1,
+      maximum: 100000,
+      default: 100,
+      description: "Open WebSocket connections one user may hold on one replica; upgrades past it answer 503",
     },
     WS_REGISTRATION_REFRESH_MS: {
       type: "integer",

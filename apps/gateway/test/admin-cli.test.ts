@@ -1,7 +1,7 @@
 import { AppError } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { runAdminCli, UsageError } from "../src/tenants/admin-cli.js";
-import { createHarness, type Harness, PASSWORD } from "./harness.js";
+import { adminAuth, createHarness, type Harness, PASSWORD } from "./harness.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -47,6 +47,37 @@ describe("the admin CLI", () => {
       kid: expect.any(String),
       createdAt: expect.any(String),
     });
+  });
+
+  it("shows a tenant's limits in force and sets its own, a number or back to the default", async () => {
+    await cli("create-tenant", "cli-limits", "--name", "Limits");
+    expect(await cli("show-tenant", "cli-limits")).toMatchObject({
+      limits: { requests: 6000, windowSeconds: 60, webSocketConnections: 1000 },
+      overrides: { requests: null, windowSeconds: null, webSocketConnections: null },
+    });
+    await cli("set-tenant-limits", "cli-limits", "--requests", "500", "--websocket-connections", "20");
+    expect(
+      await cli("set-tenant-limits", "cli-limits", "--window-seconds", "30", "--requests", "default"),
+    ).toMatchObject({
+      limits: { requests: 6000, windowSeconds: 30, webSocketConnections: 20 },
+      overrides: { requests: null, windowSeconds: 30, webSocketConnections: 20 },
+    });
+    // The API answers the same, from the same store.
+    const api = await h.http.get("/admin/tenants/cli-limits").set(adminAuth).expect(200);
+    expect(api.body.overrides).toEqual({ requests: null, windowSeconds: 30, webSocketConnections: 20 });
+
+    const bad = await cli("set-tenant-limits", "cli-limits", "--requests", "lots").catch(
+      (err: AppError) => err,
+    );
+    expect(bad).toBeInstanceOf(AppError);
+    expect((bad as AppError).errors).toEqual([
+      { pointer: "/limits/requests", detail: "must be integer,null" },
+    ]);
+    await expect(cli("set-tenant-limits", "cli-limits")).rejects.toBeInstanceOf(UsageError);
+    await expect(cli("set-tenant-limits", "cli-limits", "--requests", "-5")).rejects.toBeInstanceOf(
+      UsageError,
+    );
+    await expect(cli("show-tenant", "no-such-tenant")).rejects.toThrow(/No tenant/);
   });
 
   it("reports what the API would refuse, and usage mistakes apart", async () => {

@@ -15,6 +15,8 @@ describe("every admin route", () => {
   const routes: Array<[string, string, object?]> = [
     ["post", "/admin/tenants", { tenantId: "sneaky", name: "n" }],
     ["get", "/admin/tenants"],
+    ["get", "/admin/tenants/acme"],
+    ["patch", "/admin/tenants/acme", { limits: { requests: 1 } }],
     ["post", "/admin/tenants/acme/clients", { name: "c" }],
     ["get", "/admin/tenants/acme/clients"],
     ["post", "/admin/tenants/acme/users", { username: "u", password: "long-enough-password", role: "admin" }],

@@ -52,6 +52,8 @@ describe("GET /openapi.json", () => {
       ["/.well-known/jwks.json", "get"],
       ["/ws", "get"],
       ["/admin/tenants", "post"],
+      ["/admin/tenants/{tenantId}", "get"],
+      ["/admin/tenants/{tenantId}", "patch"],
       ["/admin/tenants/{tenantId}/clients", "post"],
       ["/admin/tenants/{tenantId}/users", "post"],
       ["/admin/tenants/{tenantId}/users/{username}", "patch"],

@@ -378,6 +378,77 @@ describe("actions", () => {
   });
 });
 
+describe("malformed messages", () => {
+  let initechToken: string;
+  beforeAll(async () => {
+    const client = await h.createTenant("initech");
+    await h.createUser("initech", "initech-server");
+    initechToken = (await h.login("initech-server", client)).IdToken;
+  });
+
+  /** 200 KB frames of each kind the gateway cannot run: not JSON, binary, an invalid payload. */
+  const floods = [
+    (client: WsClient) => client.send(`{"action":"getPlayers","payload":"${"x".repeat(200_000)}`),
+    (client: WsClient) => client.socket.send(Buffer.alloc(200_000, 7), { binary: true }),
+    (client: WsClient) => client.send({ action: "getPlayers", payload: { pad: "x".repeat(200_000) } }),
+  ];
+
+  /** Sends `n` malformed frames and waits for their n answers (400, or whatever refused them). */
+  async function sendMalformed(client: WsClient, n: number): Promise<Array<{ code: number }>> {
+    const from = client.received.length;
+    for (let i = 0; i < n; i++) floods[i % floods.length]!(client);
+    await eventually(
+      () => client.received.length >= from + n || client.socket.readyState !== client.socket.OPEN,
+    );
+    return client.received.slice(from).map((m) => m.error);
+  }
+
+  it("counts each against the tenant's rate limit like any message, before reading it", async () => {
+    const instance = await h.startInstance({ TENANT_RATE_LIMIT: "3", TENANT_RATE_WINDOW_SECONDS: "600" });
+    const client = await open(await serveOn(instance), initechToken);
+    statsAnswers(200, []);
+    const errors = await sendMalformed(client, 3);
+    expect(errors.map((e) => e.code)).toEqual([400, 400, 400]);
+    // The budget of 3 went to the malformed frames: the next message, and the next frame, are refused.
+    expect((await client.request("getPlayers", { gameId: "g1" })).error.code).toBe(429);
+    expect((await sendMalformed(client, 1)).map((e) => e.code)).toEqual([429]);
+  });
+
+  it("closes a connection with 1008 after WS_MAX_MALFORMED_MESSAGES of them in a row", async () => {
+    const client = await open(base, initechToken);
+    statsAnswers(200, []);
+    // Nine in a row, then a message that runs: the count starts again.
+    expect(await sendMalformed(client, 9)).toHaveLength(9);
+    expect((await client.request("getPlayers", { gameId: "g1" })).payload).toEqual({
+      gameId: "g1",
+      players: [],
+    });
+    expect(await sendMalformed(client, 9)).toHaveLength(9);
+    expect(client.socket.readyState).toBe(client.socket.OPEN);
+    // The tenth in a row is answered, then the connection is closed.
+    const last = await sendMalformed(client, 1);
+    expect(last).toEqual([expect.objectContaining({ code: 400 })]);
+    expect(await client.closed).toEqual({ code: 1008, reason: "too many malformed messages" });
+    const metrics = await h.http.get("/metrics");
+    expect(metrics.text).toMatch(/gateway_ws_closed_total\{reason="malformed"[^}]*\} 1/);
+  });
+
+  it("refuses the user's upgrades to that replica for WS_MALFORMED_COOLDOWN_MS after such a close", async () => {
+    // The close of the test above: reconnecting at once would buy the flood ten more frames.
+    const refused = await WsClient.refusal(base, initechToken);
+    expect(refused.status).toBe(429);
+    expect(refused.headers["retry-after"]).toBe("10");
+    expect(refused.body).toMatchObject({ code: "RATE_LIMITED", detail: expect.stringMatching(/malformed/) });
+    // Other users, and the user on other replicas, may connect.
+    await open(base, token);
+    await open(await serveOn(await h.startInstance()), initechToken);
+    h.clock.advance(10_000);
+    await open(base, initechToken);
+    const metrics = await h.http.get("/metrics");
+    expect(metrics.text).toMatch(/gateway_ws_upgrades_refused_total\{reason="cooldown"[^}]*\} 1/);
+  });
+});
+
 describe("subscriptions and pushes", () => {
   const suggestion = (n: number) => ({
     action: "matchSuggestion",
@@ -566,6 +637,56 @@ describe("subscriptions and pushes", () => {
     // Straight to the database, as another tool might: no notice on Redis.
     await instance.gateway.identity.setDisabled("acme", "quietly-disabled", true);
     expect((await client.closed).code).toBe(4001);
+  });
+});
+
+describe("connections per tenant and per user, counted on each replica", () => {
+  let otherAcmeToken: string;
+  beforeAll(async () => {
+    await h.createUser("acme", "server-us");
+    otherAcmeToken = (await h.login("server-us", acmeClient)).IdToken;
+  });
+
+  it("keeps one token from taking a replica's every connection: other users and tenants still connect", async () => {
+    const instance = await h.startInstance({
+      WS_MAX_CONNECTIONS: "8",
+      WS_MAX_CONNECTIONS_PER_TENANT: "3",
+      WS_MAX_CONNECTIONS_PER_USER: "2",
+    });
+    const url = await serveOn(instance);
+    const mine = [await open(url), await open(url)];
+    const user = await WsClient.refusal(url, token);
+    expect(user.status).toBe(503);
+    expect(user.headers["retry-after"]).toBe("1");
+    expect(user.body).toMatchObject({ code: "SERVICE_UNAVAILABLE", detail: expect.stringMatching(/user/) });
+
+    await open(url, otherAcmeToken);
+    const tenant = await WsClient.refusal(url, otherAcmeToken);
+    expect(tenant.status).toBe(503);
+    expect(tenant.headers["retry-after"]).toBe("1");
+    expect(tenant.body.detail).toMatch(/Tenant acme holds its maximum of 3/);
+
+    const globex = await open(url, globexToken);
+    expect((await globex.request("subscribe", { gameId: "g1" })).action).toBe("subscribeResponse");
+
+    // A closed connection gives its place back.
+    await mine[0]!.close();
+    await eventually(() => instance.gateway.websocket.size === 3);
+    await open(url);
+    const metrics = await instance.http.get("/metrics");
+    expect(metrics.text).toMatch(/gateway_ws_upgrades_refused_total\{reason="user"[^}]*\} 1/);
+    expect(metrics.text).toMatch(/gateway_ws_upgrades_refused_total\{reason="tenant"[^}]*\} 1/);
+  });
+
+  it("admits exactly the user's limit of concurrent upgrades", async () => {
+    const instance = await h.startInstance({ WS_MAX_CONNECTIONS_PER_USER: "3" });
+    const url = await serveOn(instance);
+    const attempts = await Promise.allSettled(Array.from({ length: 12 }, () => open(url)));
+    expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(3);
+    const refused = attempts.flatMap((a) =>
+      a.status === "rejected" ? [a.reason as { status: number }] : [],
+    );
+    expect(refused.map((r) => r.status)).toEqual(Array(9).fill(503));
   });
 });
 

@@ -286,6 +286,89 @@ export const UserListSchema = {
 } as const;
 export type UserList = FromSchema<typeof UserListSchema>;
 
+// ----------------------------------------------------------------------------------------------
+// Per-tenant limits: `GET` and `PATCH /admin/tenants/{tenantId}` (and the admin CLI). Each limit
+// the tenant has none of is the gateway's default (TENANT_RATE_LIMIT, TENANT_RATE_WINDOW_SECONDS,
+// WS_MAX_CONNECTIONS_PER_TENANT).
+// ----------------------------------------------------------------------------------------------
+
+/** The largest value an operator may set for each of a tenant's limits. */
+export const TENANT_LIMIT_MAXIMA = {
+  requests: 10_000_000,
+  windowSeconds: 86_400,
+  webSocketConnections: 100_000,
+} as const;
+
+const LIMIT_DESCRIPTIONS = {
+  requests: "Requests (REST calls and WebSocket messages) per window, over every replica",
+  windowSeconds: "The rate limit's window, in seconds",
+  webSocketConnections: "Open WebSocket connections, counted on each replica",
+} as const;
+
+/** A limit as an operator sets it: a bounded value, or null for the gateway's default. */
+const limitSetting = <K extends keyof typeof TENANT_LIMIT_MAXIMA>(name: K) =>
+  ({
+    type: ["integer", "null"],
+    minimum: 1,
+    maximum: TENANT_LIMIT_MAXIMA[name],
+    description: `${LIMIT_DESCRIPTIONS[name]}; null: the gateway's default`,
+  }) as const;
+
+const LimitSettings = {
+  requests: limitSetting("requests"),
+  windowSeconds: limitSetting("windowSeconds"),
+  webSocketConnections: limitSetting("webSocketConnections"),
+} as const;
+
+/** `PATCH /admin/tenants/{tenantId}`: each limit given is set (null: back to the default); the others are kept. */
+export const UpdateTenantRequestSchema = {
+  $id: "UpdateTenantRequest",
+  type: "object",
+  required: ["limits"],
+  properties: {
+    limits: { type: "object", properties: LimitSettings, additionalProperties: false },
+  },
+  additionalProperties: false,
+} as const;
+export type UpdateTenantRequest = FromSchema<typeof UpdateTenantRequestSchema>;
+
+/** A limit in force: the tenant's own or the default (which the gateway's settings bound, not the maxima). */
+const limitInForce = (name: keyof typeof TENANT_LIMIT_MAXIMA) =>
+  ({ type: "integer", minimum: 1, description: LIMIT_DESCRIPTIONS[name] }) as const;
+
+/** A tenant with its limits: those in force, and which of them are its own (`overrides`, null: the default). */
+export const TenantDetailsSchema = {
+  $id: "TenantDetails",
+  type: "object",
+  required: ["tenantId", "name", "createdAt", "limits", "overrides"],
+  properties: {
+    ...TenantSchema.properties,
+    limits: {
+      type: "object",
+      required: ["requests", "windowSeconds", "webSocketConnections"],
+      properties: {
+        requests: limitInForce("requests"),
+        windowSeconds: limitInForce("windowSeconds"),
+        webSocketConnections: limitInForce("webSocketConnections"),
+      },
+      additionalProperties: false,
+    },
+    overrides: {
+      type: "object",
+      required: ["requests", "windowSeconds", "webSocketConnections"],
+      properties: LimitSettings,
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+export type TenantDetails = FromSchema<typeof TenantDetailsSchema>;
+
+export const validateUpdateTenantRequest = compile<UpdateTenantRequest>(UpdateTenantRequestSchema);
+export const validateTenantDetails = compile<TenantDetails>(TenantDetailsSchema);
+
+// ----------------------------------------------------------------------------------------------
+
 /**
  * The claims of the gateway's IdToken and AccessToken (Cognito's names where Cognito has one):
  * `token_use` tells them apart, `aud` is the app client, `tenant` and `role` decide what the

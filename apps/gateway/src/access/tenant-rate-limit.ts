@@ -5,9 +5,11 @@ import type { NextFunction, Request, Response } from "express";
 export interface TenantRateLimitOptions {
   redis: Redis;
   keys: RedisKeys;
-  /** Requests per tenant per window, shared by every replica. */
+  /** Requests per tenant per window, shared by every replica: for a tenant `limitsOf` says nothing of. */
   points: number;
   windowSeconds: number;
+  /** A tenant's own budget and window (each replica's cached view); by default `points` per `windowSeconds`. */
+  limitsOf?: (tenantId: string) => Promise<{ requests: number; windowSeconds: number }>;
   /** How often counts admitted locally are added to Redis (default 100 ms). */
   flushIntervalMs?: number;
   /** Ends this replica's view of a window; Redis' own expiry ends the count. */
@@ -22,12 +24,25 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
 return {count, ttl}`;
 
+/** Adds `n` to a window's count in Redis: its count and the ms left of it. */
+async function addToWindow(
+  redis: Redis,
+  key: string,
+  n: number,
+  windowMs: number,
+): Promise<{ count: number; ttlMs: number }> {
+  const [count, ttlMs] = (await redis.eval(ADD_SCRIPT, 1, key, n, windowMs)) as [number, number];
+  return { count, ttlMs };
+}
+
 interface TenantWindow {
   /** The window's count in Redis at the last answer, this replica's pending requests not included. */
   known: number;
   /** Requests admitted here and not yet added in Redis. */
   pending: number;
   endsAtMs: number;
+  /** The tenant's window length when its count started in Redis. */
+  windowMs: number;
 }
 
 /**
@@ -43,19 +58,14 @@ interface TenantWindow {
  * one flush interval while jumping from under half the budget to over all of it.
  */
 export function tenantRateLimit(options: TenantRateLimitOptions) {
-  const { redis, points } = options;
-  const windowMs = options.windowSeconds * 1000;
+  const { redis } = options;
+  const everyTenant = { requests: options.points, windowSeconds: options.windowSeconds };
+  const limitsOf = options.limitsOf ?? (async () => everyTenant);
   const now = () => options.clock.now().getTime();
   const windows = new Map<string, TenantWindow>();
-  const keyOf = (tenantId: string) => options.keys.tenant(tenantId, "requests");
 
-  async function add(tenantId: string, n: number): Promise<{ count: number; ttlMs: number }> {
-    const [count, ttlMs] = (await redis.eval(ADD_SCRIPT, 1, keyOf(tenantId), n, windowMs)) as [
-      number,
-      number,
-    ];
-    return { count, ttlMs };
-  }
+  const add = (tenantId: string, n: number, windowMs: number) =>
+    addToWindow(redis, options.keys.tenant(tenantId, "requests"), n, windowMs);
 
   const flush = async () => {
     for (const [tenantId, window] of windows) {
@@ -66,7 +76,7 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
       const n = window.pending;
       if (n === 0) continue;
       try {
-        const { count, ttlMs } = await add(tenantId, n);
+        const { count, ttlMs } = await add(tenantId, n, window.windowMs);
         window.pending -= n;
         window.known = count;
         window.endsAtMs = now() + ttlMs;
@@ -80,6 +90,9 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
 
   /** Counts one request of the tenant: its remaining budget, or a 429/503 AppError. */
   const admit = async (tenantId: string): Promise<{ limit: number; remaining: number }> => {
+    // A changed window length applies from the tenant's next window: Redis keeps the current one's expiry.
+    const { requests: points, windowSeconds } = await limitsOf(tenantId);
+    const windowMs = windowSeconds * 1000;
     let window = windows.get(tenantId);
     if (window !== undefined && now() >= window.endsAtMs) {
       windows.delete(tenantId);
@@ -94,14 +107,15 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
     const pending = window?.pending ?? 0;
     let answer: { count: number; ttlMs: number };
     try {
-      answer = await add(tenantId, pending + 1);
+      answer = await add(tenantId, pending + 1, windowMs);
     } catch (err) {
       throw new AppError("SERVICE_UNAVAILABLE", "The request rate could not be checked; try again", {
         cause: err,
         headers: { "Retry-After": "1" },
       });
     }
-    const current = windows.get(tenantId) ?? { known: 0, pending: 0, endsAtMs: 0 };
+    const current = windows.get(tenantId) ?? { known: 0, pending: 0, endsAtMs: 0, windowMs };
+    current.windowMs = windowMs;
     current.pending = Math.max(0, current.pending - pending);
     current.known = answer.count;
     current.endsAtMs = now() + answer.ttlMs;
@@ -110,7 +124,7 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
       const retryAfter = Math.max(1, Math.ceil(answer.ttlMs / 1000));
       throw new AppError(
         "RATE_LIMITED",
-        `Tenant ${tenantId} sent more than ${points} requests in ${options.windowSeconds} s; retry in ${retryAfter} s`,
+        `Tenant ${tenantId} sent more than ${points} requests in ${windowSeconds} s; retry in ${retryAfter} s`,
         { headers: { "Retry-After": String(retryAfter) }, extensions: { retryAfter } },
       );
     }
@@ -120,7 +134,7 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
   const limit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const tenantId = req.principal?.tenantId;
     if (tenantId === undefined) throw new Error("tenantRateLimit runs after authentication");
-    const { remaining } = await admit(tenantId);
+    const { limit: points, remaining } = await admit(tenantId);
     res.setHeader("RateLimit-Limit", String(points));
     res.setHeader("RateLimit-Remaining", String(remaining));
     next();

@@ -185,6 +185,7 @@ function tenantAdminPaths(): Json {
         errors: [401],
       }),
     },
+    ...tenantLimitPaths(),
     "/admin/tenants/{tenantId}/clients": {
       post: adminOperation({
         operationId: "createClient",
@@ -261,6 +262,30 @@ function userAdminPaths(): Json {
         summary: "Lift a user's failed-login locks and waits, at every address",
         parameters: [tenantId, username],
         answer: [204, "Cleared"],
+        errors: [400, 401, 404],
+      }),
+    },
+  };
+}
+
+/** A tenant and its own limits. */
+function tenantLimitPaths(): Json {
+  return {
+    "/admin/tenants/{tenantId}": {
+      get: adminOperation({
+        operationId: "getTenant",
+        summary: "A tenant with its limits in force (its own, else the gateway's defaults)",
+        parameters: [tenantId],
+        answer: [200, "OK", "TenantDetails"],
+        errors: [400, 401, 404],
+      }),
+      patch: adminOperation({
+        operationId: "updateTenant",
+        summary:
+          "Set a tenant's own limits: requests per window, the window, WebSocket connections per replica (null: back to the default; in force on every replica within TENANT_LIMITS_CACHE_MS)",
+        parameters: [tenantId],
+        body: "UpdateTenantRequest",
+        answer: [200, "OK", "TenantDetails"],
         errors: [400, 401, 404],
       }),
     },

@@ -1,9 +1,11 @@
 import { parseArgs } from "node:util";
 import {
+  type TenantDetails,
   USER_ROLES,
   type UserRole,
   validateCreateTenantRequest,
   validateCreateUserRequest,
+  validateUpdateTenantRequest,
 } from "@arena/contracts";
 import { type AppError, validateOrThrow } from "@arena/service-kit";
 import { rotatedSigningKey, type SigningKeys } from "@arena/signing-keys";
@@ -12,6 +14,9 @@ import type { TenantAdmin } from "./tenant-admin.js";
 export const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_URL selects the database)
   create-tenant <tenantId> --name <name>
   list-tenants
+  show-tenant <tenantId>                      the tenant with its limits in force and its own
+  set-tenant-limits <tenantId> [--requests N] [--window-seconds S] [--websocket-connections C]
+                                              each a number, or "default" for the gateway's setting
   create-client <tenantId> --name <name>      prints the clientId games send as ClientId
   list-clients <tenantId>
   create-user <tenantId> --username <name> --role server|admin
@@ -40,16 +45,7 @@ export class UsageError extends Error {}
  * alike. Throws UsageError for a bad command line and AppError for what the API would answer 4xx.
  */
 export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      name: { type: "string" },
-      username: { type: "string" },
-      role: { type: "string" },
-      "revoke-previous": { type: "boolean" },
-    },
-  });
+  const { positionals, values } = parseCommandLine(argv);
   const [command, first, second] = positionals;
   const need = (value: string | undefined, what: string): string => {
     if (value === undefined || value === "") throw new UsageError(`${command} needs ${what}`);
@@ -67,6 +63,10 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
     }
     case "list-tenants":
       print({ tenants: await admin.listTenants() });
+      return;
+    case "show-tenant":
+    case "set-tenant-limits":
+      print(await tenantCommand(command, need(first, "a tenant id"), values, admin));
       return;
     case "create-client":
       print(await admin.createClient(need(first, "a tenant id"), { name: need(values.name, "--name") }));
@@ -120,6 +120,70 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps): 
     default:
       throw new UsageError(command === undefined ? "a command is required" : `unknown command "${command}"`);
   }
+}
+
+/** The command line's words and options; a malformed one (`--requests -5`) is a usage mistake. */
+function parseCommandLine(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        name: { type: "string" },
+        username: { type: "string" },
+        role: { type: "string" },
+        "revoke-previous": { type: "boolean" },
+        ...LIMIT_OPTIONS,
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** The options of set-tenant-limits, and the limit each sets. */
+const LIMIT_OPTIONS = {
+  requests: { type: "string" },
+  "window-seconds": { type: "string" },
+  "websocket-connections": { type: "string" },
+} as const;
+const LIMIT_OF_OPTION = {
+  requests: "requests",
+  "window-seconds": "windowSeconds",
+  "websocket-connections": "webSocketConnections",
+} as const;
+
+/** show-tenant, or set-tenant-limits from its options: the tenant with its limits. */
+async function tenantCommand(
+  command: "show-tenant" | "set-tenant-limits",
+  tenantId: string,
+  values: Partial<Record<keyof typeof LIMIT_OPTIONS, string | boolean>>,
+  admin: TenantAdmin,
+): Promise<TenantDetails> {
+  if (command === "show-tenant") return admin.getTenant(tenantId);
+  const body = validateOrThrow(validateUpdateTenantRequest, { limits: limitsOf(values) });
+  if (Object.keys(body.limits).length === 0) {
+    const options = Object.keys(LIMIT_OPTIONS).map((o) => `--${o}`);
+    throw new UsageError(`set-tenant-limits needs at least one of ${options.join(", ")}`);
+  }
+  return admin.updateTenant(tenantId, body);
+}
+
+/**
+ * The `limits` of an update from the command line: "default" is null (back to the gateway's
+ * setting), a whole number is itself, anything else is passed on for the schema to name.
+ */
+function limitsOf(
+  values: Partial<Record<keyof typeof LIMIT_OPTIONS, string | boolean>>,
+): Record<string, unknown> {
+  const limits: Record<string, unknown> = {};
+  for (const [option, limit] of Object.entries(LIMIT_OF_OPTION)) {
+    const value = values[option as keyof typeof LIMIT_OPTIONS];
+    if (value === undefined) continue;
+    limits[limit] =
+      value === "default" ? null : typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
+  }
+  return limits;
 }
 
 /** The message the CLI prints for an AppError: what the API's problem detail would say. */

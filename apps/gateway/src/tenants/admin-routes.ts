@@ -5,6 +5,7 @@ import {
   validateCreateTenantRequest,
   validateCreateUserRequest,
   validateRotateSigningKeyRequest,
+  validateUpdateTenantRequest,
   validateUpdateUserRequest,
 } from "@arena/contracts";
 import { AppError, optionalJsonBody, requireJsonBody, validateOrThrow } from "@arena/service-kit";
@@ -35,6 +36,18 @@ export function adminRoutes({ tokenGuard, admin, signingKeys }: AdminRoutesDeps)
 
   router.get("/tenants", async (_req, res) => {
     res.json({ tenants: await admin.listTenants() });
+  });
+
+  router.get("/tenants/:tenantId", async (req, res) => {
+    res.json(await admin.getTenant(tenantParam(req)));
+  });
+
+  router.patch("/tenants/:tenantId", async (req, res) => {
+    const tenantId = tenantParam(req);
+    const body = validateOrThrow(validateUpdateTenantRequest, requireJsonBody(req));
+    const tenant = await admin.updateTenant(tenantId, body);
+    req.log.info({ tenantId, limits: body.limits }, "tenant limits set");
+    res.json(tenant);
   });
 
   router.post("/tenants/:tenantId/clients", async (req, res) => {

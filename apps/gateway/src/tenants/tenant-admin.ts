@@ -4,9 +4,12 @@ import type {
   CreateTenantRequest,
   CreateUserRequest,
   Tenant,
+  TenantDetails,
+  UpdateTenantRequest,
   User,
 } from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
+import type { TenantLimits } from "../access/tenant-limits.js";
 import type { IdentityStore } from "../identity/identity-store.js";
 import type { LoginLocks } from "../identity/login-throttle.js";
 import { hashPassword, type ScryptCost } from "../identity/passwords.js";
@@ -19,6 +22,8 @@ export class TenantAdmin {
   constructor(
     private readonly identity: IdentityStore,
     private readonly passwordCost: ScryptCost,
+    /** Each tenant's own limits and the defaults; a change here is in force on this replica at once. */
+    private readonly limits: TenantLimits,
     private readonly loginLocks: LoginLocks,
     /** Told when a user is disabled, so this replica refuses its tokens at once. */
     private readonly onUserChanged: (userId: string) => void = () => {},
@@ -32,6 +37,20 @@ export class TenantAdmin {
 
   listTenants(): Promise<Tenant[]> {
     return this.identity.listTenants();
+  }
+
+  /** The tenant with the limits in force and those of its own. */
+  async getTenant(tenantId: string): Promise<TenantDetails> {
+    const tenant = await this.limits.details(tenantId);
+    if (!tenant) throw noTenant(tenantId);
+    return tenant;
+  }
+
+  /** Sets the limits given (null: back to the default), keeps the others; answers as getTenant. */
+  async updateTenant(tenantId: string, { limits }: UpdateTenantRequest): Promise<TenantDetails> {
+    const tenant = await this.limits.update(tenantId, limits);
+    if (!tenant) throw noTenant(tenantId);
+    return tenant;
   }
 
   async createClient(tenantId: string, { name }: CreateClientRequest): Promise<CreatedClient> {

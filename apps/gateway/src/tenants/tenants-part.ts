@@ -30,10 +30,16 @@ export interface TenantsPart {
 /** The operator's API over tenants, app clients and users. */
 export function tenantsPart({ identity, access, redis, keys, logger, config }: TenantsPartDeps): TenantsPart {
   // A user disabled here is refused at once here, and every replica hears of it (its WebSockets close).
-  const admin = new TenantAdmin(identity.store, identity.passwordCost, identity.throttle, (userId) => {
-    access.authenticator.forgetUser(userId);
-    announceUserStatusChange(redis, keys, logger, userId);
-  });
+  const admin = new TenantAdmin(
+    identity.store,
+    identity.passwordCost,
+    access.tenantLimits,
+    identity.throttle,
+    (userId) => {
+      access.authenticator.forgetUser(userId);
+      announceUserStatusChange(redis, keys, logger, userId);
+    },
+  );
   const tokenGuard = adminTokenGuard({
     adminToken: config.ADMIN_TOKEN,
     redis,

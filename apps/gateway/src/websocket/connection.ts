@@ -5,6 +5,8 @@ import type { Principal } from "../access/authentication.js";
 /** Close codes (RFC 6455 and ours, 4000-4999). */
 export const CLOSE = {
   shutdown: 1001,
+  /** Policy violation: too many malformed messages in a row. */
+  policy: 1008,
   lifetime: 4000,
   userDisabled: 4001,
 } as const;
@@ -16,6 +18,7 @@ export type CloseReason =
   | "user_disabled"
   | "backpressure"
   | "too_large"
+  | "malformed"
   | "shutdown"
   | "error";
 
@@ -32,6 +35,8 @@ export interface Connection {
   subscription: PushSubscription | undefined;
   /** Messages received and not yet answered. */
   inFlight: number;
+  /** Malformed messages received since the last well-formed one (the dispatcher's). */
+  malformedInRow: number;
   /** Set by whoever closes the connection first; undefined while it is open (then: the client closed). */
   closeReason: CloseReason | undefined;
   lifetime: NodeJS.Timeout;

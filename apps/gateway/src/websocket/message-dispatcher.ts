@@ -24,7 +24,7 @@ import {
   operationFor,
   responsePayloadOf,
 } from "./action-mapping.js";
-import type { Connection } from "./connection.js";
+import { CLOSE, type Connection } from "./connection.js";
 import type { ConnectionRegistry } from "./connection-registry.js";
 import type { WebSocketMetrics } from "./websocket-metrics.js";
 
@@ -41,6 +41,8 @@ export interface MessageDispatcherDeps {
   metrics: WebSocketMetrics;
   /** Messages one connection may have awaiting an answer; more are answered 429. */
   maxInFlight: number;
+  /** Malformed messages in a row after which the connection is closed (1008). */
+  maxMalformedInRow: number;
 }
 
 /** The action, answer action and messageId of a message, read as far as they can be. */
@@ -50,33 +52,51 @@ interface Envelope {
   messageId: string | null;
 }
 
+/** A frame read: a valid message's action and payload, or the error a malformed one is answered with. */
+type Frame =
+  | { envelope: Envelope; action: MessageAction; payload: Record<string, unknown>; malformed?: undefined }
+  | { envelope: Envelope; malformed: MessageError };
+
 const UNREADABLE: Envelope = { action: undefined, answerAction: UNREADABLE_ACTION_RESPONSE, messageId: null };
 const KNOWN_ACTIONS: ReadonlySet<string> = new Set(MESSAGE_ACTIONS);
 
 /**
- * What a message means: each frame is parsed and validated against the contracts, then run through
- * the same role check, tenant rate limit and stats call as REST (the action table, via
- * action-mapping), and answered in Idem's envelope. A frame never throws; every one is answered.
+ * What a message means: each frame is counted against the tenant's rate limit, then parsed and
+ * validated against the contracts, then run through the same role check and stats call as REST
+ * (the action table, via action-mapping), and answered in Idem's envelope. A frame never throws;
+ * every one is answered.
+ *
+ * Every frame, readable or not, passes the in-flight limit and is one request of the tenant's
+ * budget, counted before it is read: a flood of frames that cannot be read spends its sender's
+ * budget, not the gateway's CPU that the other tenants share. A connection that sends
+ * `maxMalformedInRow` malformed frames in a row is closed with 1008.
  */
 export class MessageDispatcher {
   constructor(private readonly deps: MessageDispatcherDeps) {}
 
   async receive(conn: Connection, data: RawData, isBinary: boolean): Promise<void> {
     if (conn.closeReason !== undefined) return;
-    const read = readMessage(data, isBinary);
-    if ("error" in read) {
-      this.answerError(conn, UNREADABLE, read.error);
-      return;
-    }
-    const envelope = readEnvelope(read.message);
     const refusal = this.refusalOf(conn);
     if (refusal !== undefined) {
-      this.answerError(conn, envelope, refusal);
+      this.answerError(conn, this.read(conn, data, isBinary).envelope, refusal);
+      this.closeIfMalformedTooOften(conn);
       return;
     }
     conn.inFlight += 1;
+    let envelope = UNREADABLE;
     try {
-      const payload = await this.handle(conn, read.message);
+      const admitted = await this.admit(conn);
+      const frame = this.read(conn, data, isBinary);
+      envelope = frame.envelope;
+      if (admitted !== undefined) {
+        this.answerError(conn, envelope, admitted);
+        return;
+      }
+      if (frame.malformed !== undefined) {
+        this.answerError(conn, envelope, frame.malformed);
+        return;
+      }
+      const payload = await this.handle(conn, frame.action, frame.payload);
       this.deps.metrics.messages.inc({ action: envelope.action ?? "unknown", outcome: "ok" });
       const answer: ServerResponse = {
         action: envelope.answerAction,
@@ -89,10 +109,18 @@ export class MessageDispatcher {
     } finally {
       conn.inFlight -= 1;
       this.deps.connections.settled(conn);
+      this.closeIfMalformedTooOften(conn);
     }
   }
 
-  /** Why a readable message is refused before it runs; undefined when it may run. */
+  /** After the answer to the last of too many malformed frames in a row: close 1008. */
+  private closeIfMalformedTooOften(conn: Connection): void {
+    if (conn.malformedInRow >= this.deps.maxMalformedInRow) {
+      this.deps.connections.eject(conn, CLOSE.policy, "too many malformed messages", "malformed");
+    }
+  }
+
+  /** Why a message is refused before it is counted; undefined when it may be. */
   private refusalOf(conn: Connection): MessageError | undefined {
     if (this.deps.connections.isDraining) return { code: 503, message: "Shutting down; reconnect" };
     const { maxInFlight } = this.deps;
@@ -102,18 +130,32 @@ export class MessageDispatcher {
     return undefined;
   }
 
-  /** Validates and runs one message; answers the response payload or throws. */
-  private async handle(conn: Connection, message: unknown): Promise<MessageResponsePayloads[MessageAction]> {
-    if (!validateClientMessage(message))
-      throw AppError.validation(toFieldErrors(validateClientMessage.errors));
-    const action = message.action as MessageAction;
-    const payload = (message.payload ?? {}) as Record<string, unknown>;
-    const validate = messagePayloadValidators[action];
-    if (!validate(payload)) throw AppError.validation(toFieldErrors(validate.errors, "/payload"));
+  /** Counts the message against the tenant's budget: the refusal (429, 503), or undefined. */
+  private async admit(conn: Connection): Promise<MessageError | undefined> {
+    try {
+      await this.deps.rateLimit.admit(conn.principal.tenantId);
+      return undefined;
+    } catch (err) {
+      return this.errorOf(err, conn, undefined);
+    }
+  }
+
+  /** Parses and validates a frame, and keeps the connection's count of malformed frames in a row. */
+  private read(conn: Connection, data: RawData, isBinary: boolean): Frame {
+    const frame = readFrame(data, isBinary);
+    conn.malformedInRow = frame.malformed === undefined ? 0 : conn.malformedInRow + 1;
+    return frame;
+  }
+
+  /** Runs one valid message: the role check, then the gateway's own answer or stats'; throws its error. */
+  private async handle(
+    conn: Connection,
+    action: MessageAction,
+    payload: Record<string, unknown>,
+  ): Promise<MessageResponsePayloads[MessageAction]> {
     const { principal } = conn;
     const op = operationFor(action);
     if (op !== undefined) assertRole(op.roles, principal.role);
-    await this.deps.rateLimit.admit(principal.tenantId);
     if (action === "subscribe") return this.deps.subscribe(conn, payload as MessagePayload<"subscribe">);
     const answer = await this.deps.upstream.callAndRead({
       ...actionRequestOf(action, payload),
@@ -157,24 +199,44 @@ class MessageFailed extends Error {
   }
 }
 
-/** A frame as parsed JSON, or the error it is answered with when it is not JSON text. */
-function readMessage(data: RawData, isBinary: boolean): { message: unknown } | { error: MessageError } {
+/** A frame read: not JSON text, an invalid envelope or payload is malformed (answered 400). */
+function readFrame(data: RawData, isBinary: boolean): Frame {
   if (isBinary) {
     return {
-      error: { code: 400, message: "Binary frames are not accepted: send each message as JSON text" },
+      envelope: UNREADABLE,
+      malformed: { code: 400, message: "Binary frames are not accepted: send each message as JSON text" },
     };
   }
+  let message: unknown;
   try {
-    return { message: JSON.parse(rawText(data)) };
+    message = JSON.parse(rawText(data));
   } catch (err) {
     return {
-      error: {
+      envelope: UNREADABLE,
+      malformed: {
         code: 400,
         message: `The message is not valid JSON: ${(err as Error).message}`,
         errors: [{ pointer: "", detail: "is not valid JSON" }],
       },
     };
   }
+  const envelope = readEnvelope(message);
+  if (!validateClientMessage(message)) {
+    return {
+      envelope,
+      malformed: errorOfThrown(AppError.validation(toFieldErrors(validateClientMessage.errors))),
+    };
+  }
+  const action = message.action as MessageAction;
+  const payload = (message.payload ?? {}) as Record<string, unknown>;
+  const validate = messagePayloadValidators[action];
+  if (!validate(payload)) {
+    return {
+      envelope,
+      malformed: errorOfThrown(AppError.validation(toFieldErrors(validate.errors, "/payload"))),
+    };
+  }
+  return { envelope, action, payload };
 }
 
 function readEnvelope(message: unknown): Envelope {

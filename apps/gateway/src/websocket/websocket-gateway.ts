@@ -14,6 +14,7 @@ import type { WebSocketMetrics } from "./websocket-metrics.js";
 export interface WebSocketLimits extends ConnectionLimits {
   keepAliveMs: number;
   maxInFlight: number;
+  maxMalformedInRow: number;
   registrationRefreshMs: number;
   registrationTtlMs: number;
 }
@@ -32,6 +33,8 @@ export interface WebSocketGatewayDeps {
   logger: Logger;
   metrics: WebSocketMetrics;
   limits: WebSocketLimits;
+  /** Open connections the tenant may hold on one replica (its own limit, or the default). */
+  tenantConnectionLimit(tenantId: string): Promise<number>;
 }
 
 /**
@@ -59,9 +62,11 @@ export class WebSocketGateway {
       replicaId,
       authenticator,
       lifecycle: deps.lifecycle,
+      clock,
       logger,
       metrics,
       limits,
+      tenantConnectionLimit: deps.tenantConnectionLimit,
       events: {
         opening: () => this.ensureStarted(),
         message: (conn, data, isBinary) => void dispatcher.receive(conn, data, isBinary),
@@ -86,6 +91,7 @@ export class WebSocketGateway {
       logger,
       metrics,
       maxInFlight: limits.maxInFlight,
+      maxMalformedInRow: limits.maxMalformedInRow,
     });
     this.notices = new UserStatusNotices({ redis: deps.redis, keys: deps.keys, authenticator, connections });
     this.connections = connections;

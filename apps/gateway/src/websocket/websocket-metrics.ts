@@ -3,11 +3,19 @@ import { Counter, Gauge, type Registry } from "@arena/service-kit";
 /** The kinds of push counted by `gateway_ws_pushes_total`. */
 export type PushKind = "delivery" | "broadcast" | "keepAlive";
 
+/**
+ * Which rule of this replica refused an upgrade, the `reason` label of
+ * `gateway_ws_upgrades_refused_total`: a connection limit (replica, tenant, user; 503) or the
+ * cooldown of a user whose connection was ejected (429).
+ */
+export type UpgradeRefusal = "replica" | "tenant" | "user" | "cooldown";
+
 export interface WebSocketMetrics {
   open: Gauge;
   messages: Counter<"action" | "outcome">;
   pushes: Counter<"kind">;
   closed: Counter<"reason">;
+  refused: Counter<"reason">;
 }
 
 /** The WebSocket API's metrics, registered with the app's registry. */
@@ -33,6 +41,12 @@ export function websocketMetrics(registry: Registry): WebSocketMetrics {
     closed: new Counter({
       name: "gateway_ws_closed_total",
       help: "WebSocket connections closed, by reason (backpressure: dropped for not reading)",
+      labelNames: ["reason"] as const,
+      registers: [registry],
+    }),
+    refused: new Counter({
+      name: "gateway_ws_upgrades_refused_total",
+      help: "WebSocket upgrades refused by a rule of this replica, by reason (replica, tenant, user: 503; cooldown: 429)",
       labelNames: ["reason"] as const,
       registers: [registry],
     }),

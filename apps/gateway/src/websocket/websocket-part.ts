@@ -41,13 +41,18 @@ export function websocketPart({
     clock,
     logger,
     metrics: websocketMetrics(service.metrics.registry),
+    tenantConnectionLimit: async (tenantId) =>
+      (await access.tenantLimits.inForce(tenantId)).webSocketConnections,
     limits: {
       keepAliveMs: config.WS_KEEPALIVE_MS,
       maxLifetimeMs: config.WS_MAX_LIFETIME_MS,
       maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
       maxMessageBytes: config.WS_MAX_MESSAGE_BYTES,
       maxInFlight: config.WS_MAX_IN_FLIGHT,
+      maxMalformedInRow: config.WS_MAX_MALFORMED_MESSAGES,
+      ejectedCooldownMs: config.WS_MALFORMED_COOLDOWN_MS,
       maxConnections: config.WS_MAX_CONNECTIONS,
+      maxConnectionsPerUser: config.WS_MAX_CONNECTIONS_PER_USER,
       registrationRefreshMs: config.WS_REGISTRATION_REFRESH_MS,
       registrationTtlMs: config.WS_REGISTRATION_TTL_MS,
     },
