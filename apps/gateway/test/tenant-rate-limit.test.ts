@@ -51,6 +51,23 @@ describe("tenant rate limit", () => {
     expect(await countOf("far")).toBe(50);
   });
 
+  it("adds requests counted locally once, even when two flushes overlap (the timer's and close's)", async () => {
+    const client = redis.client();
+    await client.ping();
+    const limit = tenantRateLimit({
+      redis: client,
+      keys: redis.keys,
+      points: 1000,
+      windowSeconds: 60,
+      flushIntervalMs: 60_000,
+      clock: systemClock,
+    });
+    for (let i = 0; i < 50; i++) expect(await call(limit, "overlap")).toBe(200);
+    // Both flushes start before either's Redis call answers.
+    await Promise.all([limit.close(), limit.close()]);
+    expect(await countOf("overlap")).toBe(50);
+  });
+
   it("is exact from half the budget on, over two replicas", async () => {
     const [a, b] = [redis.client(), redis.client()];
     await Promise.all([a.ping(), b.ping()]);

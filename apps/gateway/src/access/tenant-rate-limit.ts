@@ -75,13 +75,16 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
       }
       const n = window.pending;
       if (n === 0) continue;
+      // Taken before the call: a flush or a request counted in Redis meanwhile (close() during a
+      // timer's flush, say) must not add the same requests a second time.
+      window.pending -= n;
       try {
         const { count, ttlMs } = await add(tenantId, n, window.windowMs);
-        window.pending -= n;
         window.known = count;
         window.endsAtMs = now() + ttlMs;
       } catch {
-        // Kept pending: the next flush, or the next request counted in Redis, adds it.
+        // Pending again: the next flush, or the next request counted in Redis, adds it.
+        window.pending += n;
       }
     }
   };
@@ -104,11 +107,14 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
       return { limit: points, remaining: points - used - 1 };
     }
     // Counted in Redis now, with whatever this replica admitted locally since its last flush.
+    // Taken before the call, as in flush, so a flush meanwhile does not add them again.
     const pending = window?.pending ?? 0;
+    if (window !== undefined) window.pending -= pending;
     let answer: { count: number; ttlMs: number };
     try {
       answer = await add(tenantId, pending + 1, windowMs);
     } catch (err) {
+      if (window !== undefined) window.pending += pending;
       throw new AppError("SERVICE_UNAVAILABLE", "The request rate could not be checked; try again", {
         cause: err,
         headers: { "Retry-After": "1" },
@@ -116,7 +122,6 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
     }
     const current = windows.get(tenantId) ?? { known: 0, pending: 0, endsAtMs: 0, windowMs };
     current.windowMs = windowMs;
-    current.pending = Math.max(0, current.pending - pending);
     current.known = answer.count;
     current.endsAtMs = now() + answer.ttlMs;
     windows.set(tenantId, current);
