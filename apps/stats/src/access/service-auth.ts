@@ -1,6 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { TENANT_ID_PATTERN } from "@arena/contracts";
-import { AppError } from "@arena/service-kit";
+import { AppError, requireBearerToken } from "@arena/service-kit";
 import type { NextFunction, Request, Response } from "express";
 
 /**
@@ -15,26 +14,23 @@ export interface Caller {
   role: "server" | "admin";
 }
 
-const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
 const tenantPattern = new RegExp(TENANT_ID_PATTERN);
+const REALM = "arena-stats";
 
 function unauthenticated(detail: string): AppError {
   return new AppError("UNAUTHENTICATED", detail, {
-    headers: { "WWW-Authenticate": 'Bearer realm="arena-stats"' },
+    headers: { "WWW-Authenticate": `Bearer realm="${REALM}"` },
   });
 }
 
 /**
- * Requires the service token (compared in constant time: both sides hashed first, so the length
- * of what was sent leaks nothing) and the tenant and role headers; anything else is a 401.
+ * Requires the service token (the kit's constant-time bearer check) and the tenant and role
+ * headers; anything else is a 401.
  */
 export function requireServiceToken(serviceToken: string) {
-  const expected = digest(serviceToken);
+  const checkToken = requireBearerToken(serviceToken, REALM);
   return (req: Request, res: Response, next: NextFunction): void => {
-    const match = /^Bearer +(\S+)\s*$/i.exec(req.get("authorization") ?? "");
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      throw unauthenticated("This service answers the gateway only: Authorization: Bearer <SERVICE_TOKEN>");
-    }
+    checkToken(req, res, () => {});
     const tenantId = req.get("x-arena-tenant") ?? "";
     if (!tenantPattern.test(tenantId)) throw unauthenticated("x-arena-tenant must name the caller's tenant");
     const role = req.get("x-arena-role");
