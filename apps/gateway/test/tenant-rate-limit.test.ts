@@ -30,18 +30,23 @@ async function call(limit: ReturnType<typeof tenantRateLimit>, tenantId: string)
 const countOf = async (tenantId: string) =>
   Number(await redis.client().get(redis.keys.tenant(tenantId, "requests")));
 
+/** A limit of 1000 requests a minute on a ready client: far below half of it, requests count locally. */
+async function localLimit(flushIntervalMs: number) {
+  const client = redis.client();
+  await client.ping();
+  return tenantRateLimit({
+    redis: client,
+    keys: redis.keys,
+    points: 1000,
+    windowSeconds: 60,
+    flushIntervalMs,
+    clock: systemClock,
+  });
+}
+
 describe("tenant rate limit", () => {
   it("counts requests far from the limit locally and adds them to Redis at the next flush", async () => {
-    const client = redis.client();
-    await client.ping();
-    const limit = tenantRateLimit({
-      redis: client,
-      keys: redis.keys,
-      points: 1000,
-      windowSeconds: 60,
-      flushIntervalMs: 50,
-      clock: systemClock,
-    });
+    const limit = await localLimit(50);
     const statuses = [];
     for (let i = 0; i < 50; i++) statuses.push(await call(limit, "far"));
     expect(statuses.every((s) => s === 200)).toBe(true);
@@ -52,16 +57,7 @@ describe("tenant rate limit", () => {
   });
 
   it("adds requests counted locally once, even when two flushes overlap (the timer's and close's)", async () => {
-    const client = redis.client();
-    await client.ping();
-    const limit = tenantRateLimit({
-      redis: client,
-      keys: redis.keys,
-      points: 1000,
-      windowSeconds: 60,
-      flushIntervalMs: 60_000,
-      clock: systemClock,
-    });
+    const limit = await localLimit(60_000);
     for (let i = 0; i < 50; i++) expect(await call(limit, "overlap")).toBe(200);
     // Both flushes start before either's Redis call answers.
     await Promise.all([limit.close(), limit.close()]);
