@@ -62,7 +62,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
   const access = accessPart({ ...deps, keys, identity });
   const routing = routingPart({ config, access });
   const tenants = tenantsPart({ ...deps, keys, identity, access });
-  const openApi = openApiPart({ config });
+  const openApi = openApiPart();
   const readiness = [databaseReadiness(db), redisReadiness(redis), routing.readiness];
   const internalPort = config.METRICS_PORT !== undefined;
   const service = createServiceApp({

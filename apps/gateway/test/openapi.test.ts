@@ -1,17 +1,22 @@
 import { existsSync } from "node:fs";
-import { HOSTED_OPERATIONS, SCHEMA_NAMES } from "@arena/contracts";
+import { HOSTED_OPERATIONS, operationErrorStatuses, SCHEMA_NAMES } from "@arena/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { type Browser, chromium } from "playwright-core";
+import { WEBSOCKET_SCHEMA_NAMES } from "../src/openapi/openapi-document.js";
 import { createHarness, type Harness } from "./harness.js";
 
 /** Debian's chromium (playwright's own browser download cannot run here). */
 const CHROMIUM = "/usr/bin/chromium";
 
 let h: Harness;
+type Responses = Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
 let doc: {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown }>>;
-  components: { schemas: Record<string, unknown> };
+  paths: Record<string, Record<string, { responses: Responses; security?: unknown; requestBody?: unknown }>>;
+  components: {
+    schemas: Record<string, unknown>;
+    requestBodies: Record<string, { content: Record<string, { schema: { required?: string[] } }> }>;
+  };
 };
 beforeAll(async () => {
   h = await createHarness();
@@ -28,22 +33,88 @@ function refs(value: unknown): string[] {
   return Object.entries(value).flatMap(([key, child]) => (key === "$ref" ? [child as string] : refs(child)));
 }
 
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+  );
+
 describe("GET /openapi.json", () => {
-  it("is OpenAPI 3.1 with every contract schema as a component", () => {
+  it("is OpenAPI 3.1 in its default dialect, its server the gateway that serves it", () => {
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.components.schemas)).toEqual([...SCHEMA_NAMES]);
+    expect(doc).not.toHaveProperty("jsonSchemaDialect");
+    expect((doc as unknown as { servers: { url: string }[] }).servers.map((s) => s.url)).toEqual(["/"]);
+  });
+
+  it("has as components the schemas it refers to and the WebSocket's frames, not other services' shapes", () => {
+    const referred = new Set(refs(doc.paths).map((r) => r.replace("#/components/schemas/", "")));
+    const expected = SCHEMA_NAMES.filter(
+      (name) => referred.has(name) || WEBSOCKET_SCHEMA_NAMES.includes(name),
+    );
+    expect(Object.keys(doc.components.schemas)).toEqual(expected);
+    expect(doc.components.schemas).toHaveProperty("ClientMessage");
+    expect(doc.components.schemas).not.toHaveProperty("MatchmakingRequest");
+    expect(doc.components.schemas).not.toHaveProperty("ValidateLicenseRequest");
   });
 
   it("documents every hosted operation of the action table with its answers, errors and security", () => {
     for (const op of HOSTED_OPERATIONS) {
       const entry = doc.paths[op.path]?.[op.method.toLowerCase()];
       expect(entry).toBeDefined();
-      for (const status of [...Object.keys(op.answers), "400", "401", "403", "429", "502", "503", "504"]) {
-        expect(entry!.responses).toHaveProperty(String(status));
-      }
-      for (const status of op.errors) expect(entry!.responses).toHaveProperty(String(status));
+      const statuses = [...Object.keys(op.answers), ...operationErrorStatuses(op).map(String)];
+      expect(Object.keys(entry!.responses).sort()).toEqual([...new Set(statuses)].sort());
       expect(entry!.security).toEqual([{ idToken: [] }]);
     }
+  });
+
+  it("describes 403 as the role check, only where a role may not call the operation", () => {
+    const putGame = doc.paths["/games/{gameId}"]!.put!.responses["403"]!;
+    expect(putGame.description).toContain("`FORBIDDEN`");
+    expect(putGame.description).toContain("role may not call this operation");
+    expect(putGame.description).not.toContain("License");
+    expect(doc.paths["/games/{gameId}"]!.get!.responses).not.toHaveProperty("403");
+  });
+
+  it("lists every code a status stands for, each error a problem+json document", () => {
+    const put = doc.paths["/games/{gameId}"]!.put!.responses;
+    for (const code of ["VALIDATION_FAILED", "MALFORMED_JSON", "MALFORMED_REQUEST"]) {
+      expect(put["400"]!.description).toContain(`\`${code}\``);
+    }
+    for (const { operation } of operations()) {
+      for (const [status, answer] of Object.entries(operation.responses)) {
+        if (Number(status) < 400 || operation === doc.paths["/auth"]!.post) continue;
+        expect(answer.content).toEqual({
+          "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
+        });
+      }
+    }
+  });
+
+  it("has a success answer on every operation, 101 on the WebSocket's", () => {
+    for (const { path, operation } of operations()) {
+      const success = Object.keys(operation.responses).filter((s) => /^2\d\d$/.test(s));
+      if (path === "/ws") expect(Object.keys(operation.responses)).toContain("101");
+      else expect(success.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("declares who may call each operation: login and keys are public, the WebSocket takes the IdToken", () => {
+    expect(doc.paths["/auth"]!.post!.security).toEqual([]);
+    expect(doc.paths["/.well-known/jwks.json"]!.get!.security).toEqual([]);
+    expect(doc.paths["/ws"]!.get!.security).toEqual([{ idToken: [] }, { idTokenQuery: [] }]);
+    for (const { path, operation } of operations()) {
+      if (path.startsWith("/admin/") && path !== "/admin/season/reset") {
+        expect(operation.security).toEqual([{ adminToken: [] }]);
+      }
+    }
+  });
+
+  it("leaves a request field with a default optional, its schema inline under the request body", () => {
+    const body = doc.components.requestBodies.GameConfigRequest!.content["application/json"]!.schema;
+    expect(body).not.toHaveProperty("$ref");
+    expect(body.required ?? []).not.toContain("targetWaitingTime");
+    expect(doc.paths["/games/{gameId}"]!.put!.requestBody).toEqual({
+      $ref: "#/components/requestBodies/GameConfigRequest",
+    });
   });
 
   it("documents the login, the keys, the WebSocket and the admin API", () => {
@@ -65,10 +136,11 @@ describe("GET /openapi.json", () => {
     }
   });
 
-  it("refers only to schemas it defines", () => {
-    const missing = refs(doc)
-      .map((r) => r.replace("#/components/schemas/", ""))
-      .filter((name) => !(name in doc.components.schemas));
+  it("refers only to components it defines", () => {
+    const missing = refs(doc).filter((r) => {
+      const [, kind, name] = r.split("/").slice(1);
+      return !(name! in ((doc.components as Record<string, Record<string, unknown>>)[kind!] ?? {}));
+    });
     expect(missing).toEqual([]);
   });
 });
@@ -99,7 +171,7 @@ describe("GET /docs", () => {
     await browser?.close();
   });
 
-  it("shows every operation in a real browser, loading nothing from outside the gateway", async () => {
+  it("shows every operation in a real browser without an error box, with Authorize and Try it out, loading nothing from outside the gateway", async () => {
     const base = await h.listen();
     const page = await browser.newPage();
     const outside: string[] = [];
@@ -118,6 +190,12 @@ describe("GET /docs", () => {
     expect(await page.title()).toBe("Arena API reference");
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
+    // swagger-ui shows what it cannot render of a document in a red box above the operations.
+    expect(await page.$$eval(".errors-wrapper", (nodes) => nodes.map((n) => n.textContent))).toEqual([]);
+    expect(await page.isVisible("button.authorize")).toBe(true);
+    await page.click("#operations-games-putGame .opblock-summary");
+    await page.waitForSelector("#operations-games-putGame .try-out__btn", { timeout: 10_000 });
+    expect(await page.textContent("#operations-games-putGame .try-out__btn")).toContain("Try it out");
     await page.close();
   }, 60_000);
 });

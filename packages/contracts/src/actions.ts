@@ -1,4 +1,5 @@
 import { BackfillRequestIdField } from "./backfill.js";
+import { type ErrorCode, errorCodeInfo } from "./error-codes.js";
 import { GameIdField, SeasonNameField } from "./fields.js";
 import { USER_ROLES, type UserRole } from "./identity.js";
 import { MatchIdField } from "./matches.js";
@@ -18,7 +19,8 @@ import { PlayerHistoryQuerySchema, StatsSeasonsQueryField } from "./statistics.j
  *   with two success answers (`204`, or the body with `Prefer: return=representation`) says so
  *   with `prefer`.
  * - `errors` are the statuses the operation itself may answer besides the ones every
- *   authenticated route may (400, 401, 403, 429, 502, 503, 504).
+ *   authenticated route may (`COMMON_HOSTED_ERRORS`), the role check's 403 and those of a body
+ *   (`ownErrorStatuses`).
  * - `action` is the operation's WebSocket action, when there is one.
  */
 export interface HostedOperation {
@@ -335,8 +337,48 @@ export const HOSTED_OPERATIONS = [
 
 export type HostedOperationId = (typeof HOSTED_OPERATIONS)[number]["operationId"];
 
-/** Statuses every authenticated hosted route may answer, whatever the operation. */
-export const COMMON_HOSTED_ERRORS = [400, 401, 403, 429, 502, 503, 504] as const;
+/**
+ * Statuses every authenticated hosted route may answer, whatever the operation: 431 from the HTTP
+ * parser, before any route.
+ */
+export const COMMON_HOSTED_ERRORS = [400, 401, 429, 431, 502, 503, 504] as const;
+
+/** Statuses an operation with a body may answer besides those: the body parser's limit and encodings. */
+export const BODY_ERRORS = [413, 415] as const;
+
+/**
+ * The error statuses of an operation besides the common ones, sorted: 403 when a role may not
+ * call it (every token has a role, so an operation open to all of them never answers 403), those
+ * of a body, and its own.
+ */
+export function ownErrorStatuses(op: HostedOperation): number[] {
+  const restricted = USER_ROLES.some((role) => !op.roles.includes(role));
+  const statuses = [...(restricted ? [403] : []), ...(op.body ? BODY_ERRORS : []), ...op.errors];
+  return [...new Set<number>(statuses)].sort((a, b) => a - b);
+}
+
+/** Every error status of a hosted operation, sorted. */
+export function operationErrorStatuses(op: HostedOperation): number[] {
+  return [...new Set<number>([...COMMON_HOSTED_ERRORS, ...ownErrorStatuses(op)])].sort((a, b) => a - b);
+}
+
+/** Codes no hosted operation answers: the matchmaker's and the license service's own. */
+const NOT_HOSTED_CODES: ReadonlySet<ErrorCode> = new Set([
+  "TOO_MANY_TICKETS",
+  "EDITION_REQUIRED",
+  "LICENSE_INVALID",
+  "LICENSE_UNAVAILABLE",
+  // Answered for a path or method outside the table, never by an operation.
+  "ROUTE_NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+]);
+
+/** The codes a hosted operation's answer with this status may carry (every one of them, in table order). */
+export function hostedErrorCodes(status: number): ErrorCode[] {
+  return (Object.keys(errorCodeInfo) as ErrorCode[]).filter(
+    (code) => errorCodeInfo[code].status === status && !NOT_HOSTED_CODES.has(code),
+  );
+}
 
 /** The operation behind a WebSocket action, for the dispatcher. */
 export function operationOfAction(action: MessageAction): HostedOperation | undefined {

@@ -1,4 +1,10 @@
-import { COMMON_HOSTED_ERRORS, HOSTED_OPERATIONS, type HostedOperation } from "./actions.js";
+import {
+  COMMON_HOSTED_ERRORS,
+  HOSTED_OPERATIONS,
+  type HostedOperation,
+  hostedErrorCodes,
+  ownErrorStatuses,
+} from "./actions.js";
 import { type ErrorCode, errorCodeInfo, problemType } from "./error-codes.js";
 import { PATTERNS_IN_WORDS } from "./fields.js";
 import {
@@ -25,17 +31,6 @@ import { type SchemaName, schemaRegistry } from "./schema-registry.js";
 export const API_REFERENCE_START =
   "<!-- api-reference:start (generated from packages/contracts by `pnpm docs:api`; do not edit by hand) -->";
 export const API_REFERENCE_END = "<!-- api-reference:end -->";
-
-/** Codes no hosted operation answers: the matchmaker's and the license service's own. */
-const NOT_HOSTED_CODES: ReadonlySet<ErrorCode> = new Set([
-  "TOO_MANY_TICKETS",
-  "EDITION_REQUIRED",
-  "LICENSE_INVALID",
-  "LICENSE_UNAVAILABLE",
-  // Answered for a path or method outside the table, never by an operation.
-  "ROUTE_NOT_FOUND",
-  "METHOD_NOT_ALLOWED",
-]);
 
 const TAG_TITLES: Readonly<Record<HostedOperation["tag"], string>> = {
   games: "Games",
@@ -256,14 +251,8 @@ function fieldNames(schema: Schema): string {
 
 // ---- sections ----
 
-function hostedCodes(status: number): string[] {
-  return (Object.keys(errorCodeInfo) as ErrorCode[]).filter(
-    (code) => errorCodeInfo[code].status === status && !NOT_HOSTED_CODES.has(code),
-  );
-}
-
 const statusWithCodes = (status: number) =>
-  `\`${status}\` (${hostedCodes(status)
+  `\`${status}\` (${hostedErrorCodes(status)
     .map((c) => `\`${c}\``)
     .join(", ")})`;
 
@@ -324,7 +313,7 @@ function operationSection(op: HostedOperation): string[] {
     lines.push("Body: none.", "");
   }
   lines.push("Answers:", "", ...answerTable(op), "");
-  const own = op.errors.map(statusWithCodes);
+  const own = ownErrorStatuses(op).map(statusWithCodes);
   lines.push(
     `Errors: ${[...own, link("those of every operation", "Errors every operation may answer")].join(", ")}.`,
     "",
@@ -426,11 +415,12 @@ function errorsSection(): string[] {
     "The `code` of a problem answer; the platform's other services (the matchmaker, the license service) use the same table.",
     "",
     ...table(
-      ["code", "status", "title", "type"],
+      ["code", "status", "title", "meaning", "type"],
       codes.map((c) => [
         `\`${c}\``,
         String(errorCodeInfo[c].status),
         errorCodeInfo[c].title,
+        errorCodeInfo[c].meaning,
         `\`${problemType(c)}\``,
       ]),
     ),

@@ -29,29 +29,110 @@ export const ErrorCode = {
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-export const errorCodeInfo: Readonly<Record<ErrorCode, { status: number; title: string }>> = {
-  VALIDATION_FAILED: { status: 400, title: "Request validation failed" },
-  MALFORMED_JSON: { status: 400, title: "Malformed JSON body" },
-  MALFORMED_REQUEST: { status: 400, title: "Malformed HTTP request" },
-  HEADERS_TOO_LARGE: { status: 431, title: "Request line or headers too large" },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },
-  PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
-  TOO_MANY_TICKETS: { status: 413, title: "Too many tickets" },
-  UNAUTHENTICATED: { status: 401, title: "Authentication required" },
-  FORBIDDEN: { status: 403, title: "Forbidden" },
-  EDITION_REQUIRED: { status: 403, title: "License edition does not allow this" },
-  LICENSE_INVALID: { status: 403, title: "License key is not valid" },
-  LICENSE_UNAVAILABLE: { status: 503, title: "License could not be confirmed" },
-  NOT_FOUND: { status: 404, title: "Resource not found" },
-  ROUTE_NOT_FOUND: { status: 404, title: "Route not found" },
-  METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
-  CONFLICT: { status: 409, title: "Conflict" },
-  RATE_LIMITED: { status: 429, title: "Too many requests" },
-  SERVICE_UNAVAILABLE: { status: 503, title: "Service unavailable" },
-  UPSTREAM_FAILED: { status: 502, title: "Upstream service failed" },
-  UPSTREAM_TIMEOUT: { status: 504, title: "Upstream service timed out" },
-  INTERNAL: { status: 500, title: "Internal server error" },
-};
+/**
+ * Each code's status, its title (the problem's `title`) and its meaning: when a client gets it, in
+ * one sentence. The OpenAPI document and docs/api.md describe every error answer with these.
+ */
+export const errorCodeInfo: Readonly<Record<ErrorCode, { status: number; title: string; meaning: string }>> =
+  {
+    VALIDATION_FAILED: {
+      status: 400,
+      title: "Request validation failed",
+      meaning: "a parameter or body field breaks its schema; `errors` points at each one",
+    },
+    MALFORMED_JSON: { status: 400, title: "Malformed JSON body", meaning: "the body is not valid JSON" },
+    MALFORMED_REQUEST: {
+      status: 400,
+      title: "Malformed HTTP request",
+      meaning: "the bytes sent are not valid HTTP/1.1; the connection closes",
+    },
+    HEADERS_TOO_LARGE: {
+      status: 431,
+      title: "Request line or headers too large",
+      meaning: "the request line or headers exceed what the service reads; the connection closes",
+    },
+    UNSUPPORTED_MEDIA_TYPE: {
+      status: 415,
+      title: "Unsupported media type",
+      meaning: "the body is not UTF-8 JSON, or its content encoding is not one the service reads",
+    },
+    PAYLOAD_TOO_LARGE: {
+      status: 413,
+      title: "Payload too large",
+      meaning: "the body, after decompression, exceeds the service's limit",
+    },
+    TOO_MANY_TICKETS: {
+      status: 413,
+      title: "Too many tickets",
+      meaning: "a matchmaking request holds more tickets than the edition allows",
+    },
+    UNAUTHENTICATED: {
+      status: 401,
+      title: "Authentication required",
+      meaning: "the token is missing, malformed, expired, revoked, or its user is disabled",
+    },
+    FORBIDDEN: {
+      status: 403,
+      title: "Forbidden",
+      meaning: "the token's role may not call this operation",
+    },
+    EDITION_REQUIRED: {
+      status: 403,
+      title: "License edition does not allow this",
+      meaning: "the matchmaker's license edition does not include the feature asked for",
+    },
+    LICENSE_INVALID: {
+      status: 403,
+      title: "License key is not valid",
+      meaning: "the license key is unknown, revoked or expired",
+    },
+    LICENSE_UNAVAILABLE: {
+      status: 503,
+      title: "License could not be confirmed",
+      meaning: "the license service could not be reached and no valid lease is held",
+    },
+    NOT_FOUND: {
+      status: 404,
+      title: "Resource not found",
+      meaning: "a resource the path names does not exist",
+    },
+    ROUTE_NOT_FOUND: { status: 404, title: "Route not found", meaning: "no operation has this path" },
+    METHOD_NOT_ALLOWED: {
+      status: 405,
+      title: "Method not allowed",
+      meaning: "the path exists but not with this method; `Allow` lists the methods",
+    },
+    CONFLICT: {
+      status: 409,
+      title: "Conflict",
+      meaning: "the resource's state does not allow this now (the detail says which)",
+    },
+    RATE_LIMITED: {
+      status: 429,
+      title: "Too many requests",
+      meaning: "a rate or concurrency limit is reached; retry after `Retry-After` seconds",
+    },
+    SERVICE_UNAVAILABLE: {
+      status: 503,
+      title: "Service unavailable",
+      meaning: "the service is starting, draining or lost a dependency; retry",
+    },
+    UPSTREAM_FAILED: {
+      status: 502,
+      title: "Upstream service failed",
+      meaning: "the service behind the gateway answered with an error or not at all",
+    },
+    UPSTREAM_TIMEOUT: {
+      status: 504,
+      title: "Upstream service timed out",
+      meaning: "the service behind the gateway did not answer in time",
+    },
+    INTERNAL: {
+      status: 500,
+      title: "Internal server error",
+      meaning: "a fault of the service; it is logged",
+    },
+  };
 
 /** The `type` URI of a problem document: a stable, documented identifier per code. */
 export function problemType(code: ErrorCode): string {

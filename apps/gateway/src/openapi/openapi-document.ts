@@ -1,36 +1,34 @@
 import {
-  COMMON_HOSTED_ERRORS,
-  errorCodeInfo,
+  BackfillingMatchSuggestionMessageSchema,
+  ClientMessageSchema,
+  GetPlayerStatsMessageSchema,
+  GetPlayerStatsResponseMessageSchema,
   HOSTED_OPERATIONS,
   type HostedOperation,
-  MESSAGE_ACTIONS,
+  KeepAliveMessageSchema,
+  MatchSuggestionMessageSchema,
+  MESSAGE_PAYLOAD_SCHEMAS,
+  MESSAGE_RESPONSE_PAYLOAD_SCHEMAS,
   openApiComponentSchemas,
+  operationErrorStatuses,
+  PlayersRemovedMessageSchema,
+  SCHEMA_NAMES,
   type SchemaName,
+  ServerErrorMessageSchema,
+  ServerResponseSchema,
 } from "@arena/contracts";
+import { adminPaths } from "./admin-paths.js";
+import { identityPaths } from "./identity-paths.js";
+import { codesOfStatuses, problemResponses } from "./problem-responses.js";
+import { RequestBodies } from "./request-bodies.js";
 
 type Json = Record<string, unknown>;
 
-const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: SchemaName, type = "application/json") => ({
-  content: { [type]: { schema: ref(name) } },
+const json = (name: SchemaName) => ({
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },
 });
 
-const STATUS_TEXT: Record<number, string> = Object.fromEntries(
-  Object.values(errorCodeInfo).map(({ status, title }) => [status, title]),
-);
-
-function problems(statuses: readonly number[]): Json {
-  return Object.fromEntries(
-    [...new Set(statuses)]
-      .sort()
-      .map((status) => [
-        String(status),
-        { description: STATUS_TEXT[status] ?? "Error", ...json("Problem", "application/problem+json") },
-      ]),
-  );
-}
-
-function hostedOperation(op: HostedOperation): Json {
+function parametersOf(op: HostedOperation): Json[] {
   const parameters: Json[] = [
     ...Object.entries(op.params).map(([name, schema]) => ({ name, in: "path", required: true, schema })),
     ...Object.entries(op.query ?? {}).map(([name, schema]) => ({
@@ -49,285 +47,127 @@ function hostedOperation(op: HostedOperation): Json {
       schema: { type: "string", enum: ["return=representation", "return=minimal"] },
     });
   }
+  return parameters;
+}
+
+function hostedOperation(op: HostedOperation, bodies: RequestBodies): Json {
   const responses: Json = {};
   for (const [status, schema] of Object.entries(op.answers)) {
     responses[status] =
       schema === null ? { description: "No content" } : { description: "OK", ...json(schema) };
   }
-  Object.assign(responses, problems([...COMMON_HOSTED_ERRORS, ...op.errors]));
+  Object.assign(responses, problemResponses(codesOfStatuses(operationErrorStatuses(op))));
   const roles = op.roles.join(" or ");
   return {
     operationId: op.operationId,
     summary: op.summary,
-    description: `Role: ${roles}.${op.action ? ` WebSocket action: \`${op.action}\`.` : ""}`,
+    description: `Role: ${roles} (another role is answered 403).${op.action ? ` WebSocket action: \`${op.action}\`.` : ""}`,
     tags: [op.tag],
     security: [{ idToken: [] }],
-    parameters,
-    ...(op.body ? { requestBody: { required: op.optionalBody !== true, ...json(op.body) } } : {}),
+    parameters: parametersOf(op),
+    ...(op.body ? { requestBody: bodies.ref(op.body, { required: op.optionalBody !== true }) } : {}),
     responses,
   };
 }
 
-const adminSecurity = [{ adminToken: [] }];
-const tenantId = { name: "tenantId", in: "path", required: true, schema: { type: "string" } };
-const username = { name: "username", in: "path", required: true, schema: { type: "string" } };
+/**
+ * The WebSocket's frames. No operation can refer to them (OpenAPI describes HTTP exchanges, and
+ * the upgrade's 101 has no body), yet a client generating types needs them: they are components.
+ */
+export const WEBSOCKET_SCHEMA_NAMES: readonly SchemaName[] = [
+  ClientMessageSchema,
+  ServerResponseSchema,
+  ServerErrorMessageSchema,
+  GetPlayerStatsMessageSchema,
+  GetPlayerStatsResponseMessageSchema,
+  MatchSuggestionMessageSchema,
+  BackfillingMatchSuggestionMessageSchema,
+  PlayersRemovedMessageSchema,
+  KeepAliveMessageSchema,
+  ...Object.values(MESSAGE_PAYLOAD_SCHEMAS),
+  ...Object.values(MESSAGE_RESPONSE_PAYLOAD_SCHEMAS),
+].map((schema) => schema.$id);
 
-/** The gateway's own routes: login, keys, the WebSocket, the operator's admin API. */
-function gatewayPaths(): Json {
-  return { ...identityPaths(), ...adminPaths() };
-}
-
-/** Login, the token keys and the WebSocket. */
-function identityPaths(): Json {
-  return {
-    "/auth": {
-      post: {
-        operationId: "initiateAuth",
-        summary: "Log in (Cognito InitiateAuth: USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH)",
-        description:
-          "Wire-compatible with Cognito: header `X-Amz-Target: AWSCognitoIdentityProviderService.InitiateAuth`; the AWS SDK with its endpoint set to `<gateway>/auth` posts to `/auth/`, which is served too. Errors are Cognito's (`__type`, `message`, header `x-amzn-errortype`), not problems.",
-        tags: ["identity"],
-        parameters: [
-          {
-            name: "X-Amz-Target",
-            in: "header",
-            required: true,
-            schema: { type: "string", const: "AWSCognitoIdentityProviderService.InitiateAuth" },
-          },
-        ],
-        requestBody: { required: true, ...json("InitiateAuthRequest", "application/x-amz-json-1.1") },
-        responses: {
-          "200": { description: "Tokens", ...json("InitiateAuthResponse", "application/x-amz-json-1.1") },
-          "400": {
-            description:
-              "NotAuthorizedException, InvalidParameterException, ResourceNotFoundException, TooManyRequestsException or UnknownOperationException",
-            ...json("CognitoError", "application/x-amz-json-1.1"),
-          },
-          "500": {
-            description: "InternalErrorException",
-            ...json("CognitoError", "application/x-amz-json-1.1"),
-          },
-        },
-      },
-    },
-    "/.well-known/jwks.json": {
-      get: {
-        operationId: "getJwks",
-        summary:
-          "The public keys that sign IdTokens and AccessTokens (EdDSA), old ones until their tokens expire",
-        tags: ["identity"],
-        responses: { "200": { description: "JSON Web Key Set" } },
-      },
-    },
-    "/ws": {
-      get: {
-        operationId: "openWebSocket",
-        summary: "The WebSocket message transport",
-        description: `Upgrade with \`Authorization: <IdToken>\` or \`?authorization=<IdToken>\`. Messages \`{action, messageId, payload}\`; actions: ${MESSAGE_ACTIONS.map((a) => `\`${a}\``).join(", ")}. Schemas: ClientMessage, ServerResponse, ServerErrorMessage, MatchSuggestionMessage, BackfillingMatchSuggestionMessage, PlayersRemovedMessage, KeepAliveMessage.`,
-        tags: ["websocket"],
-        parameters: [{ name: "authorization", in: "query", required: false, schema: { type: "string" } }],
-        responses: { "101": { description: "Switching protocols" }, ...problems([401]) },
-      },
-    },
-  };
-}
-
-/** One operation of the operator's admin API (`Authorization: Bearer $ADMIN_TOKEN`). */
-function adminOperation(op: {
-  operationId: string;
-  summary: string;
-  parameters?: readonly Json[];
-  body?: SchemaName;
-  /** The body may be left out (`{}` then). */
-  bodyOptional?: boolean;
-  /** The success answer; without a schema, one with no body (204). */
-  answer: [status: number, description: string, schema?: SchemaName];
-  errors: readonly number[];
-}): Json {
-  const [status, description, schema] = op.answer;
-  const required = op.bodyOptional !== true;
-  return {
-    operationId: op.operationId,
-    summary: op.summary,
-    tags: ["admin"],
-    security: adminSecurity,
-    ...(op.parameters ? { parameters: op.parameters } : {}),
-    ...(op.body ? { requestBody: { required, ...json(op.body) } } : {}),
-    responses: {
-      [String(status)]: { description, ...(schema ? json(schema) : {}) },
-      ...problems(op.errors),
-    },
-  };
-}
-
-const adminErrors = [400, 401, 404, 409];
-
-/** The operator's admin API: tenants and their app clients, users, signing keys. */
-function adminPaths(): Json {
-  return { ...tenantAdminPaths(), ...userAdminPaths() };
-}
-
-/** Tenants and their app clients, and the signing keys. */
-function tenantAdminPaths(): Json {
-  return {
-    "/admin/tenants": {
-      post: adminOperation({
-        operationId: "createTenant",
-        summary: "Create a tenant",
-        body: "CreateTenantRequest",
-        answer: [201, "Created", "Tenant"],
-        errors: adminErrors,
-      }),
-      get: adminOperation({
-        operationId: "listTenants",
-        summary: "List tenants",
-        answer: [200, "OK", "TenantList"],
-        errors: [401],
-      }),
-    },
-    ...tenantLimitPaths(),
-    "/admin/tenants/{tenantId}/clients": {
-      post: adminOperation({
-        operationId: "createClient",
-        summary: "Create an app client (its id is the ClientId of InitiateAuth)",
-        parameters: [tenantId],
-        body: "CreateClientRequest",
-        answer: [201, "Created", "CreatedClient"],
-        errors: adminErrors,
-      }),
-      get: adminOperation({
-        operationId: "listClients",
-        summary: "List a tenant's app clients",
-        parameters: [tenantId],
-        answer: [200, "OK", "ClientList"],
-        errors: adminErrors,
-      }),
-    },
-    "/admin/signing-keys/rotate": {
-      post: adminOperation({
-        operationId: "rotateSigningKey",
-        summary:
-          "Make a new token signing key active; the old one stays published until its tokens expire, unless `revokePrevious` revokes every earlier key at once",
-        body: "RotateSigningKeyRequest",
-        bodyOptional: true,
-        answer: [201, "Created", "RotatedSigningKey"],
-        errors: [400, 401],
-      }),
-    },
-  };
-}
-
-/** A tenant's users: create, list, disable, revoke refresh tokens, lift login locks. */
-function userAdminPaths(): Json {
-  return {
-    "/admin/tenants/{tenantId}/users": {
-      post: adminOperation({
-        operationId: "createUser",
-        summary: "Create a user (role server or admin); usernames are unique across tenants",
-        parameters: [tenantId],
-        body: "CreateUserRequest",
-        answer: [201, "Created", "User"],
-        errors: adminErrors,
-      }),
-      get: adminOperation({
-        operationId: "listUsers",
-        summary: "List a tenant's users",
-        parameters: [tenantId],
-        answer: [200, "OK", "UserList"],
-        errors: adminErrors,
-      }),
-    },
-    "/admin/tenants/{tenantId}/users/{username}": {
-      patch: adminOperation({
-        operationId: "updateUser",
-        summary: "Disable or enable a user",
-        parameters: [tenantId, username],
-        body: "UpdateUserRequest",
-        answer: [200, "OK", "User"],
-        errors: adminErrors,
-      }),
-    },
-    "/admin/tenants/{tenantId}/users/{username}/refresh-tokens": {
-      delete: adminOperation({
-        operationId: "revokeRefreshTokens",
-        summary: "Revoke every refresh token of a user",
-        parameters: [tenantId, username],
-        answer: [200, "OK", "RevokedRefreshTokens"],
-        errors: adminErrors,
-      }),
-    },
-    "/admin/tenants/{tenantId}/users/{username}/login-lock": {
-      delete: adminOperation({
-        operationId: "clearLoginLock",
-        summary: "Lift a user's failed-login locks and waits, at every address",
-        parameters: [tenantId, username],
-        answer: [204, "Cleared"],
-        errors: [400, 401, 404],
-      }),
-    },
-  };
-}
-
-/** A tenant and its own limits. */
-function tenantLimitPaths(): Json {
-  return {
-    "/admin/tenants/{tenantId}": {
-      get: adminOperation({
-        operationId: "getTenant",
-        summary: "A tenant with its limits in force (its own, else the gateway's defaults)",
-        parameters: [tenantId],
-        answer: [200, "OK", "TenantDetails"],
-        errors: [400, 401, 404],
-      }),
-      patch: adminOperation({
-        operationId: "updateTenant",
-        summary:
-          "Set a tenant's own limits: requests per window, the window, WebSocket connections per replica (null: back to the default; in force on every replica within TENANT_LIMITS_CACHE_MS)",
-        parameters: [tenantId],
-        body: "UpdateTenantRequest",
-        answer: [200, "OK", "TenantDetails"],
-        errors: [400, 401, 404],
-      }),
-    },
-  };
-}
-
-/** The OpenAPI 3.1 document of the public API, generated from the contracts and the action table. */
-export function openApiDocument(publicUrl: string): Json {
-  const paths: Record<string, Json> = gatewayPaths() as Record<string, Json>;
-  for (const op of HOSTED_OPERATIONS as readonly HostedOperation[]) {
-    paths[op.path] = { ...paths[op.path], [op.method.toLowerCase()]: hostedOperation(op) };
+/** Every `#/components/schemas/<name>` a part of the document refers to. */
+function referencedSchemas(value: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const item of value) referencedSchemas(item, found);
+  else if (value !== null && typeof value === "object") {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === "$ref" && typeof child === "string") found.add(child.replace("#/components/schemas/", ""));
+      else referencedSchemas(child, found);
+    }
   }
+  return found;
+}
+
+/**
+ * `components.schemas`: what the document's answers refer to, and the WebSocket's frames; not the
+ * platform's other services' shapes (matchmaker, license service), which the gateway never serves.
+ */
+function componentSchemas(paths: Json, requestBodies: Json): Json {
+  const used = referencedSchemas([paths, requestBodies]);
+  for (const name of WEBSOCKET_SCHEMA_NAMES) used.add(name);
+  const all = openApiComponentSchemas();
+  return Object.fromEntries(SCHEMA_NAMES.filter((name) => used.has(name)).map((name) => [name, all[name]]));
+}
+
+const TAGS: Record<string, string> = {
+  identity: "Log in (Cognito-compatible) and the keys that verify the tokens",
+  games: "A game's matchmaking configuration: modes, teams, rules, timeouts",
+  queue: "Players waiting to be matched",
+  matches: "Match suggestions and their life: confirm, fail, complete",
+  backfill: "Replacement players for a match that lost one",
+  statistics: "Ratings, statistics, results and leaderboards",
+  seasons: "Seasons: start, cancel, reset with carry-over",
+  websocket: "The WebSocket transport: every queue and match action, with pushes",
+  admin: "The operator's API: tenants, app clients, users, signing keys (ADMIN_TOKEN)",
+};
+
+/** The paths of the document: the hosted operations of the action table and the gateway's own. */
+function pathsOf(bodies: RequestBodies): Json {
+  const paths = { ...identityPaths(bodies), ...adminPaths(bodies) } as Record<string, Json>;
+  for (const op of HOSTED_OPERATIONS as readonly HostedOperation[]) {
+    paths[op.path] = { ...paths[op.path], [op.method.toLowerCase()]: hostedOperation(op, bodies) };
+  }
+  return paths;
+}
+
+/**
+ * The OpenAPI 3.1 document of the public API, generated from the contracts and the action table.
+ * Its schemas are plain JSON Schema 2020-12, valid in OpenAPI 3.1's default dialect (2020-12 plus
+ * OpenAPI's keywords): no `jsonSchemaDialect`, which swagger-ui refuses to render. The server is relative: the gateway that served the document,
+ * which is also the only address the /docs page may call (its CSP allows `connect-src 'self'`).
+ */
+export function openApiDocument(): Json {
+  const bodies = new RequestBodies();
+  const paths = pathsOf(bodies);
+  const requestBodies = bodies.components();
   return {
     openapi: "3.1.0",
-    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     info: {
       title: "Arena hosted API",
       version: "1.0.0",
       description:
         "Matchmaking, player statistics and leaderboards for game servers. Log in at `/auth` (Cognito-compatible), then send the IdToken as `Authorization` on every call. Errors are `application/problem+json` (RFC 9457).",
     },
-    servers: [{ url: publicUrl }],
-    tags: [
-      "identity",
-      "games",
-      "queue",
-      "matches",
-      "backfill",
-      "statistics",
-      "seasons",
-      "websocket",
-      "admin",
-    ].map((name) => ({ name })),
+    servers: [{ url: "/", description: "The gateway that serves this document" }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      schemas: openApiComponentSchemas(),
+      schemas: componentSchemas(paths, requestBodies),
+      requestBodies,
       securitySchemes: {
         idToken: {
           type: "apiKey",
           in: "header",
           name: "Authorization",
           description: "The IdToken from /auth, raw or as `Bearer <IdToken>`",
+        },
+        idTokenQuery: {
+          type: "apiKey",
+          in: "query",
+          name: "authorization",
+          description: "The IdToken from /auth, for a WebSocket client that cannot set headers (/ws only)",
         },
         adminToken: { type: "http", scheme: "bearer", description: "ADMIN_TOKEN (operators only)" },
       },
