@@ -60,7 +60,7 @@ export type SocketOutcome =
   | { kind: "closed"; code: number; reason: string }
   | { kind: "no-answer" };
 
-/** Pushes carry `messageId: null` and one of these actions; anything else is an answer. */
+/** Pushes have one of these actions (answers end in `Response`); anything else is an answer. */
 const PUSHES = new Set(["matchSuggestion", "backfillingMatchSuggestion", "playersRemoved", "keepAlive"]);
 
 /**
@@ -76,7 +76,7 @@ export class FuzzSocket {
   private constructor(private readonly socket: WebSocket) {
     socket.on("message", (data) => {
       const message = JSON.parse(String(data)) as Envelope;
-      if (message.messageId === null && PUSHES.has(message.action)) {
+      if (PUSHES.has(message.action)) {
         this.pushes.push(message);
         return;
       }

@@ -1,10 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "@jest/globals";
 import { appConfig } from "../src/app-config.js";
 import { type Instruction, imageStages, parseDockerfile } from "../src/dockerfile.js";
+import { fencedBlocks } from "../src/readme-blocks.js";
 
 /**
  * docker-compose.yml as Compose itself reads it (`docker-compose config`: validated, variables
@@ -225,3 +227,69 @@ describe("docker-compose.yml", () => {
     expect(new Set(names).size).toBe(migrated.length);
   });
 });
+
+/**
+ * A `docker` for the README's Compose block where no engine runs: each call is recorded with the
+ * secrets it passes to Compose, and `exec … create-license` answers as the license CLI prints a
+ * license (its JSON, two-space indented), so the block's own extraction of the key is what runs.
+ */
+const DOCKER_RECORDER = `#!/usr/bin/env node
+const fs = require("node:fs");
+const args = process.argv.slice(2);
+const names = ["POSTGRES_PASSWORD", "ADMIN_TOKEN", "SIGNING_KEY_SECRET", "SERVICE_TOKEN", "LICENSE_KEY"];
+const env = Object.fromEntries(names.filter((n) => n in process.env).map((n) => [n, process.env[n]]));
+fs.appendFileSync(process.env.ARENA_DOCKER_LOG, JSON.stringify({ args, env }) + "\\n");
+if (args.includes("exec") && args.includes("create-license"))
+  console.log(JSON.stringify({ id: "lic_recorded", edition: "advanced", licenseKey: "lk_recorded_key" }, null, 2));
+`;
+
+describe("the README's Compose commands", () => {
+  const readme = fencedBlocks("README.md", readFileSync(join(root, "README.md"), "utf8"));
+  const block = readme.find((b) => b.text.includes("docker compose up"));
+
+  it("run as written: each docker compose call is one Compose accepts, with every secret it needs", () => {
+    expect(block?.marker?.run).toBe(false);
+    const bin = mkdtempSync(join(tmpdir(), "arena-compose-readme-"));
+    try {
+      writeFileSync(join(bin, "docker"), DOCKER_RECORDER, { mode: 0o755 });
+      const log = join(bin, "calls.jsonl");
+      const env: NodeJS.ProcessEnv = { PATH: `${bin}:${process.env.PATH}`, HOME: bin, ARENA_DOCKER_LOG: log };
+      const run = spawnSync("sh", ["-e", "-c", block!.text], { cwd: root, env, encoding: "utf8" });
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      const calls = readFileSync(log, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { args: string[]; env: Record<string, string> });
+      expect(calls.map((c) => c.args.slice(0, 4).join(" "))).toEqual([
+        "compose up --build -d",
+        "compose exec -T license",
+        "compose up --build -d",
+      ]);
+      // The key the block read from the CLI's answer reaches the last start.
+      expect(calls[2]!.env.LICENSE_KEY).toBe("lk_recorded_key");
+      for (const call of calls) {
+        expect(Object.keys(call.env).sort()).toEqual([...Object.keys(secrets)].sort());
+        checkComposeCall(call.args.slice(1), call.env);
+      }
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Compose reads the file with the call's environment, knows the service named and each option used. */
+function checkComposeCall(args: string[], env: Record<string, string>): void {
+  const check = compose(["config", "-q"], env);
+  expect(`${args.join(" ")}: ${check.status} ${check.stderr}`).toBe(`${args.join(" ")}: 0 `);
+  const [subcommand, ...rest] = args;
+  const help = compose([subcommand!, "--help"], env).stdout;
+  const names = compose(["config", "--services"], env).stdout.split("\n");
+  // Compose's options come before the service; what follows it is the command run in it.
+  const at = rest.findIndex((a) => !a.startsWith("-"));
+  const options = at === -1 ? rest : rest.slice(0, at);
+  for (const option of options)
+    expect(`${subcommand} ${option}: ${help.includes(option)}`).toMatch(/: true$/);
+  const service = at === -1 ? undefined : rest[at];
+  if (service !== undefined) expect(names).toContain(service);
+}

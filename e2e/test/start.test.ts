@@ -1,19 +1,24 @@
-import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "@jest/globals";
-import pg from "pg";
 import { BASE_PORTS } from "../../scripts/platform-wiring.mjs";
+import {
+  banner,
+  dropDatabases,
+  dropRedisKeys,
+  freeOffset,
+  interrupt,
+  portIsFree,
+  type StartRun,
+  spawnStart,
+} from "../src/npm-start.js";
 
 // `npm start` (scripts/platform.mjs start) as a developer runs it, against the built apps: the
 // printed commands are run literally through sh, and Ctrl-C (SIGINT) must leave nothing behind.
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const serverUrl = process.env.TEST_DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
 
 /** Where curl is missing, a stand-in for the subset the banner uses (-s, -H, -d, one URL). */
 const CURL_STAND_IN = `#!/usr/bin/env node
@@ -34,25 +39,6 @@ const res = await fetch(url, { method: body === undefined ? "GET" : "POST", head
 process.stdout.write(await res.text());
 `;
 
-async function portIsFree(port: number): Promise<boolean> {
-  const server = createServer();
-  return new Promise((resolve) => {
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-/** An offset that puts all four apps on free ports, so this platform runs beside any other. */
-async function freeOffset(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    // Ports 18000–30082: below Linux's ephemeral range, which other suites bind by the thousand.
-    const offset = 10_000 + Math.floor(Math.random() * 12_000);
-    const free = await Promise.all(Object.values(BASE_PORTS).map((p) => portIsFree(p + offset)));
-    if (free.every(Boolean)) return offset;
-  }
-  throw new Error("no free port range found");
-}
-
 async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -61,52 +47,16 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-interface Run {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const runs: Run[] = [];
+const runs: StartRun[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 
 /** `node scripts/platform.mjs start ...args` with its own dev dir, and the environment given. */
-async function startPlatform(args: string[], env: Record<string, string>): Promise<Run> {
+async function startPlatform(args: string[], env: Record<string, string>): Promise<StartRun> {
   const devDir = await mkdtemp(join(tmpdir(), "arena-start-"));
   cleanups.push(() => rm(devDir, { recursive: true, force: true }));
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ARENA_DEV_DIR: devDir, ...env };
-  // Jest's own flags and any service settings of this shell are not what a developer's start sees.
-  for (const name of ["NODE_OPTIONS", "REDIS_KEY_PREFIX", "HOST", "PORT"]) delete childEnv[name];
-  if (!env.DATABASE_URL) childEnv.DATABASE_URL = serverUrl;
-  const child = spawn(process.execPath, [join(root, "scripts", "platform.mjs"), "start", ...args], {
-    cwd: root,
-    env: childEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const run = { child, output: () => output, exit };
+  const run = spawnStart(args, devDir, env);
   runs.push(run);
   return run;
-}
-
-/** Resolves with the whole banner once its last line is out; rejects if the platform exits first. */
-async function banner(run: Run, timeoutMs = 100_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (/^Ctrl-C stops everything.*\n/m.test(run.output())) return run.output();
-    if (run.child.exitCode !== null) throw new Error(`start exited ${run.child.exitCode}:\n${run.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no banner within ${timeoutMs} ms:\n${run.output()}`);
 }
 
 /** The printed line that matches, without its indentation. */
@@ -145,33 +95,8 @@ async function sh(script: string): Promise<string> {
   );
 }
 
-async function dropDatabases(names: string[]): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    for (const name of names) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Deletes the run's Redis keys with redis-cli where it is installed (it comes with redis-server). */
-function dropRedisKeys(prefix: string): void {
-  const url = process.env.REDIS_URL || "redis://127.0.0.1:6379";
-  const keys = spawnSync("redis-cli", ["-u", url, "--scan", "--pattern", `${prefix}*`], { encoding: "utf8" });
-  if (keys.status !== 0) return;
-  const list = keys.stdout.split("\n").filter(Boolean);
-  for (let i = 0; i < list.length; i += 500)
-    spawnSync("redis-cli", ["-u", url, "unlink", ...list.slice(i, i + 500)]);
-}
-
 afterEach(async () => {
-  for (const run of runs.splice(0)) {
-    if (run.child.exitCode !== null || run.child.signalCode !== null) continue;
-    run.child.kill("SIGINT");
-    const stopped = await Promise.race([run.exit, new Promise((r) => setTimeout(() => r(null), 20_000))]);
-    if (stopped === null) run.child.kill("SIGKILL");
-  }
+  for (const run of runs.splice(0)) await interrupt(run);
   for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => {});
 });
 

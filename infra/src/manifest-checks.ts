@@ -1,11 +1,10 @@
-import type { K8sObject } from "./kustomize.js";
-import { parseImage } from "./kustomize.js";
 import {
   type ContainerPort,
   type LabelSelector,
   type PodEndpoint,
   selectorMatches,
 } from "./network-policy.js";
+import type { K8sObject } from "./render.js";
 
 /**
  * The invariants every rendered manifest set must keep. Each check returns the problems it found,
@@ -472,4 +471,14 @@ export function resolveServiceUrl(
     .find((p) => (typeof target === "number" ? p.containerPort === target : p.name === target));
   if (!containerPort) return { problem: `${url}: target port ${target} is not on ${ref(backend)}` };
   return { deployment: backend.metadata.name, port: containerPort.containerPort };
+}
+
+/** `name[:tag][@digest]`; a registry port's colon is not a tag. */
+export function parseImage(image: string): { name: string; tag?: string; digest?: string } {
+  const [withoutDigest = "", digest] = image.split("@");
+  const slash = withoutDigest.lastIndexOf("/");
+  const colon = withoutDigest.lastIndexOf(":");
+  if (colon > slash)
+    return { name: withoutDigest.slice(0, colon), tag: withoutDigest.slice(colon + 1), digest };
+  return { name: withoutDigest, digest };
 }

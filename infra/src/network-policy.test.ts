@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import type { K8sObject } from "./kustomize.js";
 import { cidrContains, type Endpoint, isAllowed, type PodEndpoint } from "./network-policy.js";
+import type { K8sObject } from "./render.js";
 
 const policy = (name: string, namespace: string, spec: object): K8sObject => ({
   apiVersion: "networking.k8s.io/v1",

@@ -1,4 +1,4 @@
-import type { K8sObject } from "./kustomize.js";
+import type { K8sObject } from "./render.js";
 
 /**
  * Evaluates Kubernetes NetworkPolicies (networking.k8s.io/v1) the way the API defines them, for

@@ -4,7 +4,7 @@ import * as batchV1 from "kubernetes-models/batch/v1";
 import * as networkingV1 from "kubernetes-models/networking.k8s.io/v1";
 import * as policyV1 from "kubernetes-models/policy/v1";
 import * as coreV1 from "kubernetes-models/v1";
-import type { K8sObject } from "./kustomize.js";
+import type { K8sObject } from "./render.js";
 
 // The API groups the manifests use; an object of any other group is reported, not skipped.
 const GROUPS: Record<string, Record<string, unknown>> = {

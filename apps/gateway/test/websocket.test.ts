@@ -2,6 +2,7 @@ import {
   type KeepAliveMessage,
   messageResponsePayloadValidators,
   type PlayersRemovedMessage,
+  validateKeepAliveMessage,
   validateServerErrorMessage,
 } from "@arena/contracts";
 import { PushFanout } from "@arena/redis";
@@ -240,7 +241,7 @@ describe("actions", () => {
     },
   );
 
-  it("answers a stats problem as the action's error with its status, detail and field errors", async () => {
+  it("answers a stats problem as the action's error with its status, detail and field errors under /payload", async () => {
     const client = await open();
     statsAnswers(409, {
       type: "x",
@@ -257,7 +258,8 @@ describe("actions", () => {
       error: {
         code: 409,
         message: "Player p1 is already waiting",
-        errors: [{ pointer: "/players/0/playerId", detail: "is already waiting" }],
+        // Stats points into the REST body; the client sent a payload: the gateway's own convention.
+        errors: [{ pointer: "/payload/players/0/playerId", detail: "is already waiting" }],
       },
     });
     expect(validateServerErrorMessage(answer)).toBe(true);
@@ -589,9 +591,16 @@ describe("subscriptions and pushes", () => {
   it("sends keepAlive pushes and closes a connection at the end of its lifetime", async () => {
     const instance = await h.startInstance({ WS_KEEPALIVE_MS: "50", WS_MAX_LIFETIME_MS: "400" });
     const client = await open(await serveOn(instance));
-    await client.next((m) => m.action === "keepAlive");
-    const keepAlive: KeepAliveMessage = { action: "keepAlive", messageId: null, payload: {} };
-    expect(client.pushes("keepAlive")[0]).toEqual(keepAlive);
+    await client.next(() => client.pushes("keepAlive").length >= 2);
+    const [first, second] = client.pushes("keepAlive") as KeepAliveMessage[];
+    expect(first).toEqual({
+      action: "keepAlive",
+      messageId: expect.stringMatching(/^keepAlive-/),
+      payload: {},
+    });
+    expect(validateKeepAliveMessage(first)).toBe(true);
+    // Each round has an id of its own.
+    expect(second!.messageId).not.toBe(first!.messageId);
     const closed = await client.closed;
     expect(closed.code).toBe(4000);
     expect(closed.reason).toMatch(/lifetime/);

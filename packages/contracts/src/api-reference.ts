@@ -374,7 +374,12 @@ const PUSH_MESSAGE_SCHEMAS = [
 ] as const;
 
 function pushesSection(): string[] {
-  const lines = ["## Pushes", "", "Sent by the server with `messageId: null`.", ""];
+  const lines = [
+    "## Pushes",
+    "",
+    "Sent by the server: `keepAlive` with a new `messageId` each round, the others with `messageId: null`.",
+    "",
+  ];
   for (const action of PUSH_ACTIONS) {
     const message = PUSH_MESSAGE_SCHEMAS.find((schema) => schema.properties.action.const === action);
     if (message === undefined) throw new Error(`No message schema for the push ${action}`);

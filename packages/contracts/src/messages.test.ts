@@ -274,10 +274,14 @@ describe("server pushes", () => {
     ).toEqual([{ pointer: "/payload/reason", detail: 'must be one of "expired"' }]);
   });
 
-  it("sends keep-alives with an empty payload", () => {
-    expect(validateKeepAliveMessage({ action: "keepAlive", messageId: null, payload: {} })).toBe(true);
-    expect(
-      fieldErrorsOf(validateKeepAliveMessage, { action: "keepAlive", messageId: null, payload: { t: 1 } }),
-    ).toEqual([{ pointer: "/payload/t", detail: "is not an allowed property" }]);
+  it("sends keep-alives with a messageId, as every server message has, and an empty payload", () => {
+    const keepAlive = { action: "keepAlive", messageId: "ka-1", payload: {} };
+    expect(validateKeepAliveMessage(keepAlive)).toBe(true);
+    expect(fieldErrorsOf(validateKeepAliveMessage, { ...keepAlive, payload: { t: 1 } })).toEqual([
+      { pointer: "/payload/t", detail: "is not an allowed property" },
+    ]);
+    expect(fieldErrorsOf(validateKeepAliveMessage, { ...keepAlive, messageId: null })).toEqual([
+      { pointer: "/messageId", detail: "must be string" },
+    ]);
   });
 });

@@ -32,8 +32,9 @@ import { compile, type Validator } from "./validation.js";
  * - answer   `{action: "<action>Response", messageId, payload}`;
  * - error    `{action: "<action>Response", messageId, error: {code, message}}`, `code` the HTTP
  *   status the REST API would have answered;
- * - push     `{action: "matchSuggestion" | "backfillingMatchSuggestion" | "playersRemoved" | "keepAlive",
- *   messageId: null, payload}` to subscribed connections (keepAlive to every connection).
+ * - push     `{action: "matchSuggestion" | "backfillingMatchSuggestion" | "playersRemoved",
+ *   messageId: null, payload}` to subscribed connections; `{action: "keepAlive", messageId, payload:
+ *   {}}` to every connection, its `messageId` a new id each round.
  *
  * Every REST operation is an action; its payload is the REST body plus the path parameters
  * (`gameId`, `matchId`, ...). Payloads stay open like the REST bodies they mirror, and so does the
@@ -478,7 +479,12 @@ export const KeepAliveMessageSchema = {
   required: ["action", "messageId", "payload"],
   properties: {
     action: { type: "string", const: "keepAlive" },
-    messageId: { type: "null" },
+    messageId: {
+      type: "string",
+      minLength: 1,
+      maxLength: 256,
+      description: "A new id each round, so a client can tell keepAlives apart and log which it got.",
+    },
     payload: EmptyObject,
   },
   additionalProperties: false,

@@ -26,6 +26,9 @@ type Payload = Record<string, unknown>;
  */
 const playerStatsAction = internalOperation("getPlayerStatsAction");
 
+/** Where a message's parameters are: every field error of a WebSocket answer points under it. */
+export const PAYLOAD_POINTER = "/payload";
+
 /** Asks stats for the body where an operation answers 204 by default (RFC 7240). */
 const RETURN_REPRESENTATION = "return=representation";
 
@@ -66,7 +69,12 @@ export interface MessageError {
   errors?: FieldError[];
 }
 
-/** Stats' problem answer as a message error; `undefined` for a success. */
+/**
+ * Stats' problem answer as a message error; `undefined` for a success. Stats points at the REST
+ * body it was sent, which is the message's payload without its path parameters under the same
+ * names, so each pointer moves under `/payload`: the one convention of every WebSocket error, the
+ * gateway's own validation included, naming the field in what the client sent.
+ */
 export function errorOfAnswer(answer: UpstreamAnswer): MessageError | undefined {
   if (answer.status < 400) return undefined;
   const problem = (typeof answer.body === "object" && answer.body !== null ? answer.body : {}) as {
@@ -81,7 +89,9 @@ export function errorOfAnswer(answer: UpstreamAnswer): MessageError | undefined 
         ? problem.title
         : `The stats service answered ${answer.status}`;
   const errors = Array.isArray(problem.errors)
-    ? problem.errors.filter(isFieldError).map(({ pointer, detail }) => ({ pointer, detail }))
+    ? problem.errors
+        .filter(isFieldError)
+        .map(({ pointer, detail }) => ({ pointer: `${PAYLOAD_POINTER}${pointer}`, detail }))
     : undefined;
   return {
     code: answer.status >= 400 && answer.status <= 599 ? answer.status : 502,

@@ -44,11 +44,14 @@ export interface ConnectionRegistryDeps {
   events: ConnectionEvents;
 }
 
-const KEEP_ALIVE = JSON.stringify({
-  action: "keepAlive",
-  messageId: null,
-  payload: {},
-} satisfies KeepAliveMessage);
+/** One round's keepAlive: a messageId of its own (every server message carries one), the same to all. */
+function keepAliveMessage(): string {
+  return JSON.stringify({
+    action: "keepAlive",
+    messageId: `keepAlive-${randomUUID()}`,
+    payload: {},
+  } satisfies KeepAliveMessage);
+}
 
 /** How long an ejected connection's close frame has to reach its client before the socket is cut. */
 const EJECT_GRACE_MS = 1000;
@@ -161,8 +164,9 @@ export class ConnectionRegistry {
 
   /** The keepAlive push, to every connection. */
   keepAlive(): void {
+    const message = keepAliveMessage();
     for (const conn of this.connections.values()) {
-      if (this.send(conn, KEEP_ALIVE)) this.deps.metrics.pushes.inc({ kind: "keepAlive" });
+      if (this.send(conn, message)) this.deps.metrics.pushes.inc({ kind: "keepAlive" });
     }
   }
 

@@ -22,6 +22,7 @@ import {
   errorOfThrown,
   type MessageError,
   operationFor,
+  PAYLOAD_POINTER,
   responsePayloadOf,
 } from "./action-mapping.js";
 import { CLOSE, type Connection } from "./connection.js";
@@ -233,7 +234,7 @@ function readFrame(data: RawData, isBinary: boolean): Frame {
   if (!validate(payload)) {
     return {
       envelope,
-      malformed: errorOfThrown(AppError.validation(toFieldErrors(validate.errors, "/payload"))),
+      malformed: errorOfThrown(AppError.validation(toFieldErrors(validate.errors, PAYLOAD_POINTER))),
     };
   }
   return { envelope, action, payload };
