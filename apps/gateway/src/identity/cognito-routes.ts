@@ -29,7 +29,8 @@ export function cognitoRoutes({ identity, flows, srp, outcomes }: CognitoRoutesD
   const router = Router();
   router.post("/", async (req, res) => {
     const target = operationOf(req);
-    req.log.debug({ body: req.body, target }, "Cognito request");
+    const operation = target.slice(target.indexOf(".") + 1);
+    req.log.debug({ body: req.body }, `${operation} request`);
     let answer: object;
     if (target === INITIATE_AUTH_TARGET) {
       const body = parseRequest(validateInitiateAuthRequest, req.body);
@@ -41,7 +42,7 @@ export function cognitoRoutes({ identity, flows, srp, outcomes }: CognitoRoutesD
       const body = parseRequest(validateRespondToAuthChallengeRequest, req.body);
       answer = await srp.respond(req, body, await findClient(identity, body.ClientId));
     }
-    req.log.debug({ answer }, "Cognito answer");
+    req.log.debug({ answer }, `${operation} answer`);
     // A challenge is a step of a login, not a login: counted apart from the successes.
     outcomes.inc({ outcome: "ChallengeName" in answer ? "challenge" : "success" });
     res.setHeader("x-amzn-requestid", req.id);
