@@ -15,6 +15,8 @@ import { TenantAdmin } from "./tenants/tenant-admin.js";
 const CLI_SETTINGS = [
   "DATABASE_URL",
   "PASSWORD_SCRYPT_LOG_N",
+  // The tenants' user pool ids (create-tenant, list-tenants, show-tenant).
+  "USER_POOL_REGION",
   "SIGNING_KEY_SECRET",
   "SIGNING_KEY_ROTATION_DAYS",
   // The defaults of a tenant's limits, so that show-tenant reports the limits in force.
@@ -59,7 +61,7 @@ const locks = {
 };
 try {
   await assertSchemaIsCurrent(db);
-  const identity = new IdentityStore(db, systemClock);
+  const identity = new IdentityStore(db, systemClock, { region: config.USER_POOL_REGION });
   const secret = config.SIGNING_KEY_SECRET;
   await runAdminCli(process.argv.slice(2), {
     admin: new TenantAdmin(

@@ -27,6 +27,14 @@ export const gatewayConfigSchema = {
       default: "http://localhost:8080",
       description: "The gateway's public address: the `iss` of its tokens",
     },
+    USER_POOL_REGION: {
+      type: "string",
+      pattern: "^[a-z]{2}(-[a-z]+)+-[0-9]+$",
+      maxLength: 30,
+      default: "eu-west-1",
+      description:
+        "The region part of every tenant's user pool id (`<region>_<name>`), what Cognito clients configure as UserPoolId; the SRP proof hashes only the name part, so changing it never invalidates a password",
+    },
     REFRESH_TOKEN_DAYS: { type: "integer", minimum: 1, maximum: 3650, default: 30 },
     PASSWORD_SCRYPT_LOG_N: {
       type: "integer",

@@ -26,6 +26,11 @@ describe("the admin CLI", () => {
   it("sets up a tenant a game server can log in to, through the same code as the API", async () => {
     expect(await cli("create-tenant", "cli-studio", "--name", "CLI Studio")).toMatchObject({
       tenantId: "cli-studio",
+      // The user pool id a Cognito client configures: the default region, the derived name.
+      userPoolId: expect.stringMatching(/^eu-west-1_[0-9a-f]{12}$/),
+    });
+    expect(await cli("show-tenant", "cli-studio")).toMatchObject({
+      userPoolId: expect.stringMatching(/^eu-west-1_[0-9a-f]{12}$/),
     });
     const { clientId } = (await cli("create-client", "cli-studio", "--name", "servers")) as {
       clientId: string;

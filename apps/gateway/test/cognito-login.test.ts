@@ -127,7 +127,7 @@ describe("USER_PASSWORD_AUTH", () => {
 
   it("answers an unsupported flow, a malformed body and a wrong content type with InvalidParameterException", async () => {
     const flow = cognitoError(
-      await h.initiateAuth({ ...passwordLogin("server-eu", PASSWORD), AuthFlow: "USER_SRP_AUTH" }),
+      await h.initiateAuth({ ...passwordLogin("server-eu", PASSWORD), AuthFlow: "CUSTOM_AUTH" }),
     );
     expect(flow.type).toBe("InvalidParameterException");
     const malformed = await h.http

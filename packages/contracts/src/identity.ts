@@ -3,8 +3,8 @@ import { compile } from "./validation.js";
 
 /**
  * Identity: the Cognito-compatible login (`POST /auth`, `X-Amz-Target:
- * AWSCognitoIdentityProviderService.InitiateAuth`) and the gateway's admin API for tenants, app
- * clients and users.
+ * AWSCognitoIdentityProviderService.InitiateAuth` and `...RespondToAuthChallenge`) and the
+ * gateway's admin API for tenants, app clients and users.
  *
  * The login shapes follow Cognito's InitiateAuth exactly, so the AWS SDK works unchanged. The SDK
  * and other Cognito clients may send fields we do not use (`ClientMetadata`, `AnalyticsMetadata`,
@@ -12,7 +12,7 @@ import { compile } from "./validation.js";
  * ignored. The admin API is ours, has no legacy clients, and is closed: a misspelt field is an error.
  */
 
-export const AUTH_FLOWS = ["USER_PASSWORD_AUTH", "REFRESH_TOKEN_AUTH"] as const;
+export const AUTH_FLOWS = ["USER_PASSWORD_AUTH", "USER_SRP_AUTH", "REFRESH_TOKEN_AUTH"] as const;
 export type AuthFlow = (typeof AUTH_FLOWS)[number];
 
 /** IdToken and AccessToken lifetime, seconds (`ExpiresIn`). */
@@ -36,6 +36,19 @@ const LoginUsername = { type: "string", minLength: 1, maxLength: USERNAME_MAX_LE
 const LoginPassword = { ...Secret, maxLength: PASSWORD_MAX_LENGTH } as const;
 /** Cognito's bound of an app client id. */
 const ClientId = { type: "string", minLength: 1, maxLength: 128 } as const;
+/**
+ * The client's SRP public value A, in hex. A is below the 3072-bit group's prime, so 768 digits;
+ * the bound leaves room for clients that pad it with zeros.
+ */
+export const SRP_A_MAX_LENGTH = 1024;
+const SrpA = {
+  type: "string",
+  minLength: 1,
+  maxLength: SRP_A_MAX_LENGTH,
+  pattern: "^[0-9a-fA-F]+$",
+} as const;
+/** Other AuthParameters and ChallengeResponses a client may send (DEVICE_KEY, ...): ignored, bounded. */
+const OtherParameter = { type: "string", maxLength: 2048 } as const;
 
 export const InitiateAuthRequestSchema = {
   $id: "InitiateAuthRequest",
@@ -48,6 +61,7 @@ export const InitiateAuthRequestSchema = {
       properties: {
         USERNAME: LoginUsername,
         PASSWORD: LoginPassword,
+        SRP_A: SrpA,
         REFRESH_TOKEN: Secret,
         SECRET_HASH: Secret,
       },
@@ -76,6 +90,22 @@ export const InitiateAuthRequestSchema = {
     {
       if: {
         required: ["AuthFlow"],
+        properties: { AuthFlow: { type: "string", const: "USER_SRP_AUTH" } },
+      },
+      // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword; its value is no function, so never a thenable
+      then: {
+        properties: {
+          AuthParameters: {
+            type: "object",
+            required: ["USERNAME", "SRP_A"],
+            properties: { USERNAME: LoginUsername, SRP_A: SrpA },
+          },
+        },
+      },
+    },
+    {
+      if: {
+        required: ["AuthFlow"],
         properties: { AuthFlow: { type: "string", const: "REFRESH_TOKEN_AUTH" } },
       },
       // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword; its value is no function, so never a thenable
@@ -93,29 +123,91 @@ export const InitiateAuthRequestSchema = {
 } as const;
 export type InitiateAuthRequest = FromSchema<typeof InitiateAuthRequestSchema>;
 
+/** The tokens of a login, as Cognito answers them. */
+const AuthenticationResult = {
+  type: "object",
+  required: ["IdToken", "AccessToken", "ExpiresIn", "TokenType"],
+  properties: {
+    IdToken: Secret,
+    AccessToken: Secret,
+    /** Not on REFRESH_TOKEN_AUTH: a refresh answers new Id/Access tokens, as Cognito does. */
+    RefreshToken: Secret,
+    ExpiresIn: { type: "integer", minimum: 1 },
+    TokenType: { type: "string", const: "Bearer" },
+  },
+  additionalProperties: false,
+} as const;
+
+/** The one challenge the gateway asks: USER_SRP_AUTH's proof of the password. */
+export const CHALLENGE_NAMES = ["PASSWORD_VERIFIER"] as const;
+
+/**
+ * USER_PASSWORD_AUTH and REFRESH_TOKEN_AUTH answer `AuthenticationResult` (and empty
+ * `ChallengeParameters`); USER_SRP_AUTH answers `ChallengeName: PASSWORD_VERIFIER` with
+ * `ChallengeParameters` `SALT`, `SRP_B`, `SECRET_BLOCK`, `USER_ID_FOR_SRP` and `USERNAME`, the
+ * fields real Cognito answers, to be answered with RespondToAuthChallenge.
+ */
 export const InitiateAuthResponseSchema = {
   $id: "InitiateAuthResponse",
   type: "object",
-  required: ["AuthenticationResult", "ChallengeParameters"],
+  required: ["ChallengeParameters"],
   properties: {
-    AuthenticationResult: {
-      type: "object",
-      required: ["IdToken", "AccessToken", "ExpiresIn", "TokenType"],
-      properties: {
-        IdToken: Secret,
-        AccessToken: Secret,
-        /** Only on USER_PASSWORD_AUTH: a refresh answers new Id/Access tokens, as Cognito does. */
-        RefreshToken: Secret,
-        ExpiresIn: { type: "integer", minimum: 1 },
-        TokenType: { type: "string", const: "Bearer" },
-      },
-      additionalProperties: false,
-    },
+    AuthenticationResult,
+    ChallengeName: { type: "string", enum: CHALLENGE_NAMES },
     ChallengeParameters: { type: "object", additionalProperties: { type: "string" } },
   },
   additionalProperties: false,
 } as const;
 export type InitiateAuthResponse = FromSchema<typeof InitiateAuthResponseSchema>;
+
+/** Longest PASSWORD_CLAIM_SECRET_BLOCK: the gateway's own blocks are about 1,200 characters. */
+export const SECRET_BLOCK_MAX_LENGTH = 4096;
+
+/**
+ * `X-Amz-Target: AWSCognitoIdentityProviderService.RespondToAuthChallenge`: the answer to the
+ * PASSWORD_VERIFIER challenge. `USERNAME` is the challenge's `USER_ID_FOR_SRP`;
+ * `PASSWORD_CLAIM_SECRET_BLOCK` its `SECRET_BLOCK`, unchanged; `PASSWORD_CLAIM_SIGNATURE` the
+ * base64 HMAC-SHA256 of the SRP proof; `TIMESTAMP` the client's UTC time as
+ * `ddd MMM D HH:mm:ss UTC YYYY`. Like InitiateAuth the request is open: `Session`,
+ * `ClientMetadata`, `UserContextData`, `SECRET_HASH`, `DEVICE_KEY`, ... are ignored.
+ */
+export const RespondToAuthChallengeRequestSchema = {
+  $id: "RespondToAuthChallengeRequest",
+  type: "object",
+  required: ["ChallengeName", "ClientId", "ChallengeResponses"],
+  properties: {
+    ChallengeName: { type: "string", enum: CHALLENGE_NAMES },
+    ClientId,
+    ChallengeResponses: {
+      type: "object",
+      required: ["USERNAME", "PASSWORD_CLAIM_SECRET_BLOCK", "PASSWORD_CLAIM_SIGNATURE", "TIMESTAMP"],
+      properties: {
+        // USER_ID_FOR_SRP: the lower-cased username, which may be longer than the name as sent.
+        USERNAME: { type: "string", minLength: 1, maxLength: 4 * USERNAME_MAX_LENGTH },
+        PASSWORD_CLAIM_SECRET_BLOCK: { ...Secret, maxLength: SECRET_BLOCK_MAX_LENGTH },
+        PASSWORD_CLAIM_SIGNATURE: { ...Secret, maxLength: 64 },
+        TIMESTAMP: { type: "string", minLength: 1, maxLength: 64 },
+        SECRET_HASH: Secret,
+      },
+      additionalProperties: OtherParameter,
+    },
+    Session: { type: "string", maxLength: 2048 },
+  },
+} as const;
+export type RespondToAuthChallengeRequest = FromSchema<typeof RespondToAuthChallengeRequestSchema>;
+
+/** A verified PASSWORD_VERIFIER answers the tokens, exactly as USER_PASSWORD_AUTH does. */
+export const RespondToAuthChallengeResponseSchema = {
+  $id: "RespondToAuthChallengeResponse",
+  type: "object",
+  required: ["AuthenticationResult", "ChallengeParameters"],
+  properties: {
+    AuthenticationResult,
+    ChallengeParameters: { type: "object", additionalProperties: { type: "string" } },
+  },
+  additionalProperties: false,
+} as const;
+export type RespondToAuthChallengeResponse = FromSchema<typeof RespondToAuthChallengeResponseSchema>;
 
 /**
  * Cognito's error `__type`s that the login answers. The first four are the 400s of the contract (a
@@ -147,6 +239,19 @@ export type CognitoError = FromSchema<typeof CognitoErrorSchema>;
  */
 export const TENANT_ID_PATTERN = "^[a-z0-9][a-z0-9_-]{0,62}$";
 const TenantId = { type: "string", pattern: TENANT_ID_PATTERN } as const;
+
+/**
+ * A tenant's Cognito user pool id, `<region>_<name>`, what a Cognito client configures as its
+ * `UserPoolId` (amazon-cognito-identity-js's own check: this pattern, at most 55 characters). The
+ * name part enters every SRP password verifier, so it never changes.
+ */
+export const USER_POOL_ID_PATTERN = "^[\\w-]+_[0-9a-zA-Z]+$";
+const UserPoolId = {
+  type: "string",
+  maxLength: 55,
+  pattern: USER_POOL_ID_PATTERN,
+  description: "The tenant's user pool id (`<region>_<name>`): a Cognito client's `UserPoolId`",
+} as const;
 const DisplayName = { type: "string", minLength: 1, maxLength: 200 } as const;
 
 export const CreateTenantRequestSchema = {
@@ -161,8 +266,13 @@ export type CreateTenantRequest = FromSchema<typeof CreateTenantRequestSchema>;
 export const TenantSchema = {
   $id: "Tenant",
   type: "object",
-  required: ["tenantId", "name", "createdAt"],
-  properties: { tenantId: TenantId, name: DisplayName, createdAt: { type: "string", format: "date-time" } },
+  required: ["tenantId", "name", "userPoolId", "createdAt"],
+  properties: {
+    tenantId: TenantId,
+    name: DisplayName,
+    userPoolId: UserPoolId,
+    createdAt: { type: "string", format: "date-time" },
+  },
   additionalProperties: false,
 } as const;
 export type Tenant = FromSchema<typeof TenantSchema>;
@@ -340,7 +450,7 @@ const limitInForce = (name: keyof typeof TENANT_LIMIT_MAXIMA) =>
 export const TenantDetailsSchema = {
   $id: "TenantDetails",
   type: "object",
-  required: ["tenantId", "name", "createdAt", "limits", "overrides"],
+  required: ["tenantId", "name", "userPoolId", "createdAt", "limits", "overrides"],
   properties: {
     ...TenantSchema.properties,
     limits: {
@@ -415,11 +525,23 @@ export function secretFieldNames(schemas: readonly unknown[]): string[] {
 
 /** The credential fields of the identity wire shapes (login bodies, answers, user creation). */
 export const IDENTITY_SECRET_FIELDS: readonly string[] = Object.freeze(
-  secretFieldNames([InitiateAuthRequestSchema, InitiateAuthResponseSchema, CreateUserRequestSchema]),
+  secretFieldNames([
+    InitiateAuthRequestSchema,
+    InitiateAuthResponseSchema,
+    RespondToAuthChallengeRequestSchema,
+    RespondToAuthChallengeResponseSchema,
+    CreateUserRequestSchema,
+  ]),
 );
 
 export const validateInitiateAuthRequest = compile<InitiateAuthRequest>(InitiateAuthRequestSchema);
 export const validateInitiateAuthResponse = compile<InitiateAuthResponse>(InitiateAuthResponseSchema);
+export const validateRespondToAuthChallengeRequest = compile<RespondToAuthChallengeRequest>(
+  RespondToAuthChallengeRequestSchema,
+);
+export const validateRespondToAuthChallengeResponse = compile<RespondToAuthChallengeResponse>(
+  RespondToAuthChallengeResponseSchema,
+);
 export const validateCognitoError = compile<CognitoError>(CognitoErrorSchema);
 export const validateCreateTenantRequest = compile<CreateTenantRequest>(CreateTenantRequestSchema);
 export const validateTenant = compile<Tenant>(TenantSchema);

@@ -14,6 +14,8 @@ import {
   CreateUserRequestSchema,
   InitiateAuthRequestSchema,
   InitiateAuthResponseSchema,
+  RespondToAuthChallengeRequestSchema,
+  RespondToAuthChallengeResponseSchema,
   RevokedRefreshTokensSchema,
   TenantDetailsSchema,
   TenantListSchema,
@@ -110,6 +112,8 @@ const topLevelSchemas = [
   // identity
   InitiateAuthRequestSchema,
   InitiateAuthResponseSchema,
+  RespondToAuthChallengeRequestSchema,
+  RespondToAuthChallengeResponseSchema,
   CognitoErrorSchema,
   CreateTenantRequestSchema,
   TenantSchema,

@@ -5,6 +5,8 @@ import type { GatewayConfig } from "../config.js";
 import type { Database } from "../db.js";
 import { TtlCache } from "./ttl-cache.js";
 
+/** A tenant with its limits, as this module reads it (the admin adds the user pool id). */
+export type TenantLimitDetails = Omit<TenantDetails, "userPoolId">;
 /** A tenant's limits in force. */
 export type TenantLimitValues = TenantDetails["limits"];
 /** The limits a tenant has of its own; null: the default. */
@@ -82,7 +84,7 @@ export class TenantLimits {
   }
 
   /** The tenant with its limits, read now; undefined when there is no such tenant. */
-  async details(tenantId: string): Promise<TenantDetails | undefined> {
+  async details(tenantId: string): Promise<TenantLimitDetails | undefined> {
     const row = await this.options.db.tenant.findUnique({ where: { id: tenantId }, select: SELECT });
     return row === null ? undefined : this.detailsOf(row);
   }
@@ -91,7 +93,10 @@ export class TenantLimits {
    * Sets the limits given (null: back to the default) and keeps the others; the tenant with its
    * limits now, or undefined when there is no such tenant.
    */
-  async update(tenantId: string, limits: UpdateTenantRequest["limits"]): Promise<TenantDetails | undefined> {
+  async update(
+    tenantId: string,
+    limits: UpdateTenantRequest["limits"],
+  ): Promise<TenantLimitDetails | undefined> {
     // Prisma leaves a field given as undefined unchanged, and sets one given as null to NULL.
     const data = {
       requestLimit: limits.requests,
@@ -112,7 +117,7 @@ export class TenantLimits {
     };
   }
 
-  private detailsOf(row: TenantRow): TenantDetails {
+  private detailsOf(row: TenantRow): TenantLimitDetails {
     const overrides = overridesOf(row);
     return {
       tenantId: row.id,

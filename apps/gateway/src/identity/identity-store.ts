@@ -4,6 +4,8 @@ import type { Clock } from "../clock.js";
 import type { Database } from "../db.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { newClientId, newId, newSecretToken } from "../ids.js";
+import type { SrpVerifier } from "./srp.js";
+import { poolNameOf, type UserPools, userPoolId, userPoolName } from "./user-pools.js";
 
 /** What a login needs to know about a user. */
 export interface LoginUser {
@@ -12,7 +14,17 @@ export interface LoginUser {
   username: string;
   role: UserRole;
   passwordHash: string;
+  /** Null for a user created before SRP, until its next password login. */
+  srp: SrpVerifier | null;
   disabled: boolean;
+}
+
+/** An app client and what a login through it needs of its tenant. */
+export interface LoginClient {
+  clientId: string;
+  tenantId: string;
+  /** The name part of the tenant's user pool id, which SRP proofs hash. */
+  poolName: string;
 }
 
 export interface RefreshTokenRecord {
@@ -39,6 +51,8 @@ type UserRow = {
   username: string;
   role: UserRole;
   passwordHash: string;
+  srpSalt: string | null;
+  srpVerifier: string | null;
   disabledAt: Date | null;
   createdAt: Date;
 };
@@ -49,6 +63,10 @@ const toLoginUser = (row: UserRow): LoginUser => ({
   username: row.username,
   role: row.role,
   passwordHash: row.passwordHash,
+  srp:
+    row.srpSalt !== null && row.srpVerifier !== null
+      ? { salt: row.srpSalt, verifier: row.srpVerifier }
+      : null,
   disabled: row.disabledAt !== null,
 });
 
@@ -60,11 +78,7 @@ export const toUser = (row: UserRow): User => ({
   createdAt: row.createdAt.toISOString(),
 });
 
-const toTenant = (row: { id: string; name: string; createdAt: Date }): Tenant => ({
-  tenantId: row.id,
-  name: row.name,
-  createdAt: row.createdAt.toISOString(),
-});
+type TenantRow = { id: string; name: string; createdAt: Date; userPoolName: string | null };
 
 const isUniqueViolation = (err: unknown) =>
   err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
@@ -74,13 +88,40 @@ export class IdentityStore {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly userPools: UserPools,
   ) {}
+
+  private toTenant(row: TenantRow): Tenant {
+    return {
+      tenantId: row.id,
+      name: row.name,
+      userPoolId: userPoolId(this.userPools, poolNameOf(row)),
+      createdAt: row.createdAt.toISOString(),
+    };
+  }
+
+  /** The tenant's user pool id (`<region>_<name>`), or undefined when there is no such tenant. */
+  async userPoolId(tenantId: string): Promise<string | undefined> {
+    const name = await this.userPoolName(tenantId);
+    return name === undefined ? undefined : userPoolId(this.userPools, name);
+  }
+
+  /** The name part of the tenant's user pool id, or undefined when there is no such tenant. */
+  async userPoolName(tenantId: string): Promise<string | undefined> {
+    const row = await this.db.tenant.findUnique({
+      where: { id: tenantId },
+      select: { id: true, userPoolName: true },
+    });
+    return row ? poolNameOf(row) : undefined;
+  }
 
   /** A new tenant, or "exists" when the id is taken. */
   async createTenant(tenantId: string, name: string): Promise<Tenant | "exists"> {
     try {
-      return toTenant(
-        await this.db.tenant.create({ data: { id: tenantId, name, createdAt: this.clock.now() } }),
+      return this.toTenant(
+        await this.db.tenant.create({
+          data: { id: tenantId, name, userPoolName: userPoolName(tenantId), createdAt: this.clock.now() },
+        }),
       );
     } catch (err) {
       if (isUniqueViolation(err)) return "exists";
@@ -89,7 +130,9 @@ export class IdentityStore {
   }
 
   async listTenants(): Promise<Tenant[]> {
-    return (await this.db.tenant.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map(toTenant);
+    return (await this.db.tenant.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map((row) =>
+      this.toTenant(row),
+    );
   }
 
   async tenantExists(tenantId: string): Promise<boolean> {
@@ -113,15 +156,18 @@ export class IdentityStore {
     return rows.map((row) => ({ clientId: row.id, name: row.name, tenantId: row.tenantId }));
   }
 
-  async findClient(clientId: string): Promise<{ clientId: string; tenantId: string } | undefined> {
-    const row = await this.db.appClient.findUnique({ where: { id: clientId } });
-    return row ? { clientId: row.id, tenantId: row.tenantId } : undefined;
+  async findClient(clientId: string): Promise<LoginClient | undefined> {
+    const row = await this.db.appClient.findUnique({
+      where: { id: clientId },
+      include: { tenant: { select: { id: true, userPoolName: true } } },
+    });
+    return row ? { clientId: row.id, tenantId: row.tenantId, poolName: poolNameOf(row.tenant) } : undefined;
   }
 
   /** A new user; "no-tenant" or "username-taken" (usernames are unique across tenants). */
   async createUser(
     tenantId: string,
-    user: { username: string; role: UserRole; passwordHash: string },
+    user: { username: string; role: UserRole; passwordHash: string; srp: SrpVerifier },
   ): Promise<User | "no-tenant" | "username-taken"> {
     if (!(await this.tenantExists(tenantId))) return "no-tenant";
     try {
@@ -133,6 +179,8 @@ export class IdentityStore {
           usernameNormalized: normalizeUsername(user.username),
           role: user.role,
           passwordHash: user.passwordHash,
+          srpSalt: user.srp.salt,
+          srpVerifier: user.srp.verifier,
           createdAt: this.clock.now(),
         },
       });
@@ -154,6 +202,17 @@ export class IdentityStore {
   async findLoginUser(username: string): Promise<LoginUser | undefined> {
     const row = await this.db.user.findUnique({ where: { usernameNormalized: normalizeUsername(username) } });
     return row ? toLoginUser(row) : undefined;
+  }
+
+  /**
+   * Gives a user created before SRP its verifier (at a password login, the one moment the gateway
+   * knows the password). A verifier already there is kept: a concurrent login may have set it.
+   */
+  async addSrpVerifier(userId: string, srp: SrpVerifier): Promise<void> {
+    await this.db.user.updateMany({
+      where: { id: userId, srpVerifier: null },
+      data: { srpSalt: srp.salt, srpVerifier: srp.verifier },
+    });
   }
 
   /** The stored username of the tenant's user by that name, or undefined when it has none. */

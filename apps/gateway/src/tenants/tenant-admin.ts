@@ -9,10 +9,11 @@ import type {
   User,
 } from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
-import type { TenantLimits } from "../access/tenant-limits.js";
+import type { TenantLimitDetails, TenantLimits } from "../access/tenant-limits.js";
+import { passwordCredentials } from "../identity/credentials.js";
 import type { IdentityStore } from "../identity/identity-store.js";
 import type { LoginLocks } from "../identity/login-throttle.js";
-import { hashPassword, type ScryptCost } from "../identity/passwords.js";
+import type { ScryptCost } from "../identity/passwords.js";
 
 /**
  * What the admin API and the CLI do, once: each operation answers its result or throws the
@@ -39,18 +40,24 @@ export class TenantAdmin {
     return this.identity.listTenants();
   }
 
-  /** The tenant with the limits in force and those of its own. */
+  /** The tenant with its user pool id, the limits in force and those of its own. */
   async getTenant(tenantId: string): Promise<TenantDetails> {
-    const tenant = await this.limits.details(tenantId);
-    if (!tenant) throw noTenant(tenantId);
-    return tenant;
+    return this.withUserPool(tenantId, await this.limits.details(tenantId));
   }
 
   /** Sets the limits given (null: back to the default), keeps the others; answers as getTenant. */
   async updateTenant(tenantId: string, { limits }: UpdateTenantRequest): Promise<TenantDetails> {
-    const tenant = await this.limits.update(tenantId, limits);
-    if (!tenant) throw noTenant(tenantId);
-    return tenant;
+    return this.withUserPool(tenantId, await this.limits.update(tenantId, limits));
+  }
+
+  private async withUserPool(
+    tenantId: string,
+    details: TenantLimitDetails | undefined,
+  ): Promise<TenantDetails> {
+    const userPoolId = details && (await this.identity.userPoolId(tenantId));
+    if (!details || userPoolId === undefined) throw noTenant(tenantId);
+    const { tenantId: id, name, ...rest } = details;
+    return { tenantId: id, name, userPoolId, ...rest };
   }
 
   async createClient(tenantId: string, { name }: CreateClientRequest): Promise<CreatedClient> {
@@ -65,8 +72,11 @@ export class TenantAdmin {
   }
 
   async createUser(tenantId: string, { username, password, role }: CreateUserRequest): Promise<User> {
-    const passwordHash = await hashPassword(password, this.passwordCost);
-    const user = await this.identity.createUser(tenantId, { username, role, passwordHash });
+    // The SRP verifier hashes the tenant's user pool name: no pool, no tenant.
+    const poolName = await this.identity.userPoolName(tenantId);
+    if (poolName === undefined) throw noTenant(tenantId);
+    const credentials = await passwordCredentials(password, { username, poolName }, this.passwordCost);
+    const user = await this.identity.createUser(tenantId, { username, role, ...credentials });
     if (user === "no-tenant") throw noTenant(tenantId);
     if (user === "username-taken") {
       // Usernames are unique across tenants; the answer does not say which tenant holds it.
