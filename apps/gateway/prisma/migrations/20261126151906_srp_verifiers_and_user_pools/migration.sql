@@ -1,3 +1,8 @@
+-- A busy table must not be locked for long: give up (and fail the deploy, which retries) rather
+-- than queue every login behind this migration.
+SET lock_timeout = '5s';
+SET statement_timeout = '60s';
+
 -- AlterTable
 ALTER TABLE "tenants" ADD COLUMN     "user_pool_name" TEXT;
 
