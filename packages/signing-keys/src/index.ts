@@ -1,5 +1,12 @@
 export { jwksRoutes } from "./jwks-routes.js";
 export {
+  isSigningAlgorithm,
+  keyAlgorithm,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+  signJwt,
+} from "./key-algorithms.js";
+export {
   prismaSigningKeyStore,
   type SigningKeyDatabase,
   type SigningKeyModel,
@@ -14,7 +21,6 @@ export {
   type RotatedKey,
   type RotationOptions,
   rotatedSigningKey,
-  SIGNING_ALGORITHM,
   SigningKeys,
   type SigningKeysLogger,
   type SigningKeysOptions,

@@ -1,10 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
-import { deriveSealingKey, open, seal } from "./sealed-box.js";
-import type { SigningKeyStore } from "./signing-key-store.js";
-
-/** Ed25519 signatures: small keys and tokens, fast to verify, no parameter choices to get wrong. */
-export const SIGNING_ALGORITHM = "EdDSA";
+import type { CryptoKey, JWK } from "jose";
+import { createKeyPair, keyAlgorithm, type SigningAlgorithm, unsealPrivateKey } from "./key-algorithms.js";
+import { deriveSealingKey } from "./sealed-box.js";
+import type { SigningKeyStore, StoredSigningKey } from "./signing-key-store.js";
 
 /** The time source; tests pass a clock they can move across rotation ages and token lifetimes. */
 export interface Clock {
@@ -21,6 +18,13 @@ export interface SigningKeysOptions {
   store: SigningKeyStore;
   clock: Clock;
   logger: SigningKeysLogger;
+  /**
+   * What new keys sign with. A current key of the other algorithm is replaced at the next signature
+   * (and stays published until what it signed has expired), unless it was created after this
+   * instance started: then a replica with the other setting made it, and both replicas sign with
+   * it instead of taking turns creating keys while a changed setting rolls out.
+   */
+  algorithm: SigningAlgorithm;
   /** SIGNING_KEY_SECRET: seals private keys at rest. */
   secret: string;
   /** HKDF salt naming the service (`arena-license`), so each service seals with its own key. */
@@ -35,6 +39,8 @@ export interface SigningKeysOptions {
 
 export interface ActiveSigningKey {
   kid: string;
+  /** The JWS `alg` the key signs with (its JWK's `alg`). */
+  algorithm: SigningAlgorithm;
   privateKey: CryptoKey;
   createdAt: Date;
 }
@@ -70,12 +76,14 @@ export function rotatedSigningKey(key: RotatedKey): {
 export class SigningKeys {
   private readonly sealingKey: Buffer;
   private readonly cacheTtlMs: number;
+  private readonly startedAt: number;
   private cached: { key: ActiveSigningKey; loadedAt: number } | undefined;
   private changes = 0;
 
   constructor(private readonly options: SigningKeysOptions) {
     this.sealingKey = deriveSealingKey(options.secret, options.sealingSalt);
     this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
+    this.startedAt = options.clock.now().getTime();
   }
 
   /**
@@ -127,19 +135,23 @@ export class SigningKeys {
     return now - createdAt.getTime() >= this.options.rotateAfterMs;
   }
 
+  /** Whether `current` may go on signing: not due, and of this instance's algorithm or newer than it. */
+  private keeps(current: StoredSigningKey, now: number): boolean {
+    if (this.isDue(current.createdAt, now)) return false;
+    return keyAlgorithm(current) === this.options.algorithm || current.createdAt.getTime() > this.startedAt;
+  }
+
   private async loadOrCreate(
     force: boolean,
     revokePrevious: boolean,
   ): Promise<{ key: ActiveSigningKey; revokedKids: string[] }> {
-    const { store, clock, logger } = this.options;
+    const { store, clock, logger, algorithm } = this.options;
     return store.exclusively(async (tx) => {
       const now = clock.now();
       const current = await tx.current();
-      if (current && !force && !this.isDue(current.createdAt, now.getTime())) {
+      if (current && !force && this.keeps(current, now.getTime())) {
         try {
-          const jwk = JSON.parse(open(current.sealedPrivateJwk, this.sealingKey, current.kid)) as JWK;
-          const privateKey = (await importJWK(jwk, SIGNING_ALGORITHM)) as CryptoKey;
-          return { key: { kid: current.kid, privateKey, createdAt: current.createdAt }, revokedKids: [] };
+          return { key: await unsealPrivateKey(current, this.sealingKey), revokedKids: [] };
         } catch (err) {
           // SIGNING_KEY_SECRET changed: the old key cannot sign any more, but stays published.
           logger.warn(
@@ -148,21 +160,11 @@ export class SigningKeys {
           );
         }
       }
-      const kid = randomUUID();
-      const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, {
-        crv: "Ed25519",
-        extractable: true,
-      });
-      const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: "sig" };
-      const sealedPrivateJwk = seal(JSON.stringify(await exportJWK(privateKey)), this.sealingKey, kid);
-      const revokedKids = await tx.replaceActive(
-        { kid, publicJwk, sealedPrivateJwk, createdAt: now },
-        now,
-        revokePrevious,
-      );
+      const { key, stored } = await createKeyPair(algorithm, now, this.sealingKey);
+      const revokedKids = await tx.replaceActive(stored, now, revokePrevious);
       this.changes++;
-      logger.info({ kid, replaced: current?.kid ?? null }, "new signing key is active");
-      return { key: { kid, privateKey, createdAt: now }, revokedKids };
+      logger.info({ kid: key.kid, algorithm, replaced: current?.kid ?? null }, "new signing key is active");
+      return { key, revokedKids };
     });
   }
 }
