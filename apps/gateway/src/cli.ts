@@ -17,6 +17,7 @@ const CLI_SETTINGS = [
   "PASSWORD_SCRYPT_LOG_N",
   "SIGNING_KEY_SECRET",
   "SIGNING_KEY_ROTATION_DAYS",
+  "TOKEN_SIGNING_ALGORITHM",
   // The defaults of a tenant's limits, so that show-tenant reports the limits in force.
   "TENANT_RATE_LIMIT",
   "TENANT_RATE_WINDOW_SECONDS",
@@ -78,6 +79,7 @@ try {
               logger: createLogger({ name: "gateway-cli", level: "warn" }),
               secret,
               rotationDays: config.SIGNING_KEY_ROTATION_DAYS,
+              algorithm: config.TOKEN_SIGNING_ALGORITHM,
             }),
     readPassword,
     print: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),

@@ -1,7 +1,6 @@
 export { jwksRoutes } from "./jwks-routes.js";
 export {
-  isSigningAlgorithm,
-  keyAlgorithm,
+  type ActiveSigningKey,
   SIGNING_ALGORITHMS,
   type SigningAlgorithm,
   signJwt,
@@ -16,7 +15,6 @@ export { deriveSealingKey, open, seal } from "./sealed-box.js";
 export { signingKeyConfigProperties } from "./signing-key-config.js";
 export type { SigningKeyStore, SigningKeyTransaction, StoredSigningKey } from "./signing-key-store.js";
 export {
-  type ActiveSigningKey,
   type Clock,
   type RotatedKey,
   type RotationOptions,

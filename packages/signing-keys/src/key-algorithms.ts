@@ -10,7 +10,6 @@ import {
 } from "jose";
 import { open, seal } from "./sealed-box.js";
 import type { StoredSigningKey } from "./signing-key-store.js";
-import type { ActiveSigningKey } from "./signing-keys.js";
 
 /**
  * The JWS algorithms keys of this package sign with. RS256 (RSA 2048, PKCS#1 v1.5 with SHA-256) is
@@ -20,13 +19,22 @@ import type { ActiveSigningKey } from "./signing-keys.js";
 export const SIGNING_ALGORITHMS = ["RS256", "EdDSA"] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
+/** The key that signs now. */
+export interface ActiveSigningKey {
+  kid: string;
+  /** The JWS `alg` the key signs with (its JWK's `alg`). */
+  algorithm: SigningAlgorithm;
+  privateKey: CryptoKey;
+  createdAt: Date;
+}
+
 /** The key-generation parameters of each algorithm: no choice left to the caller. */
 const KEY_PARAMETERS: Record<SigningAlgorithm, { crv?: string; modulusLength?: number }> = {
   RS256: { modulusLength: 2048 },
   EdDSA: { crv: "Ed25519" },
 };
 
-export const isSigningAlgorithm = (value: unknown): value is SigningAlgorithm =>
+const isSigningAlgorithm = (value: unknown): value is SigningAlgorithm =>
   SIGNING_ALGORITHMS.includes(value as SigningAlgorithm);
 
 /**

@@ -1,5 +1,11 @@
-import type { CryptoKey, JWK } from "jose";
-import { createKeyPair, keyAlgorithm, type SigningAlgorithm, unsealPrivateKey } from "./key-algorithms.js";
+import type { JWK } from "jose";
+import {
+  type ActiveSigningKey,
+  createKeyPair,
+  keyAlgorithm,
+  type SigningAlgorithm,
+  unsealPrivateKey,
+} from "./key-algorithms.js";
 import { deriveSealingKey } from "./sealed-box.js";
 import type { SigningKeyStore, StoredSigningKey } from "./signing-key-store.js";
 
@@ -35,14 +41,6 @@ export interface SigningKeysOptions {
   signedTtlMs: number;
   /** How long a replica keeps using the key it loaded before asking the database again. */
   cacheTtlMs?: number;
-}
-
-export interface ActiveSigningKey {
-  kid: string;
-  /** The JWS `alg` the key signs with (its JWK's `alg`). */
-  algorithm: SigningAlgorithm;
-  privateKey: CryptoKey;
-  createdAt: Date;
 }
 
 export interface RotationOptions {
