@@ -47,12 +47,11 @@ export function keyAlgorithm(key: Pick<StoredSigningKey, "kid" | "publicJwk">): 
   return alg;
 }
 
-/** A new key pair: the key to sign with, and its row (public JWK in clear, private JWK sealed). */
+/** A new key pair, not stored yet: the key to sign with, the public JWK and the sealed private JWK. */
 export async function createKeyPair(
   algorithm: SigningAlgorithm,
-  createdAt: Date,
   sealingKey: Buffer,
-): Promise<{ key: ActiveSigningKey; stored: Omit<StoredSigningKey, "retiredAt" | "revokedAt"> }> {
+): Promise<{ kid: string; privateKey: CryptoKey; publicJwk: JWK; sealedPrivateJwk: string }> {
   const kid = randomUUID();
   const { publicKey, privateKey } = await generateKeyPair(algorithm, {
     ...KEY_PARAMETERS[algorithm],
@@ -60,10 +59,7 @@ export async function createKeyPair(
   });
   const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: algorithm, use: "sig" };
   const sealedPrivateJwk = seal(JSON.stringify(await exportJWK(privateKey)), sealingKey, kid);
-  return {
-    key: { kid, algorithm, privateKey, createdAt },
-    stored: { kid, publicJwk, sealedPrivateJwk, createdAt },
-  };
+  return { kid, privateKey, publicJwk, sealedPrivateJwk };
 }
 
 /** The signing key of a stored row; throws when it cannot be unsealed (SIGNING_KEY_SECRET changed). */

@@ -4,28 +4,34 @@ import { SIGNING_ALGORITHMS, type SigningAlgorithm, signJwt } from "./key-algori
 import type { SigningKeyStore, StoredSigningKey } from "./signing-key-store.js";
 import { SigningKeys, type SigningKeysOptions } from "./signing-keys.js";
 
-/** The store contract in memory: one array, the "transaction" is the whole call. */
+/** The store contract in memory: one array; `exclusively` runs one piece of work at a time (the lock). */
 function memoryStore(): SigningKeyStore & { rows: StoredSigningKey[] } {
   const rows: StoredSigningKey[] = [];
   const newestFirst = () => [...rows].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  let lock: Promise<unknown> = Promise.resolve();
   return {
     rows,
-    exclusively: (work) =>
-      work({
-        current: async () => newestFirst().find((r) => r.retiredAt === null),
-        replaceActive: async (key, now, revokePrevious) => {
-          const revoked: string[] = [];
-          for (const row of rows) {
-            if (row.retiredAt === null) row.retiredAt = now;
-            if (revokePrevious && row.revokedAt === null) {
-              row.revokedAt = now;
-              revoked.push(row.kid);
+    exclusively: (work) => {
+      const run = lock.then(() =>
+        work({
+          current: async () => newestFirst().find((r) => r.retiredAt === null),
+          replaceActive: async (key, now, revokePrevious) => {
+            const revoked: string[] = [];
+            for (const row of rows) {
+              if (row.retiredAt === null) row.retiredAt = now;
+              if (revokePrevious && row.revokedAt === null) {
+                row.revokedAt = now;
+                revoked.push(row.kid);
+              }
             }
-          }
-          rows.push({ ...key, retiredAt: null, revokedAt: null });
-          return revoked;
-        },
-      }),
+            rows.push({ ...key, retiredAt: null, revokedAt: null });
+            return revoked;
+          },
+        }),
+      );
+      lock = run.catch(() => {});
+      return run;
+    },
     published: async (after) =>
       newestFirst().filter((r) => r.revokedAt === null && (r.retiredAt === null || r.retiredAt > after)),
   };
@@ -117,6 +123,13 @@ describe.each(SIGNING_ALGORITHMS)("SigningKeys over a store, signing with %s", (
     ).rejects.toThrow(/no applicable key/);
     expect((await keys.rotate()).revokedKids).toBeUndefined();
     expect((await keys.publicJwks()).keys).toHaveLength(2);
+  });
+
+  it("makes one key when replicas need their first at the same time (each made one, outside the lock)", async () => {
+    const { keys, instance, store } = setup();
+    const [a, b, c] = await Promise.all([keys.active(), instance().active(), instance().active()]);
+    expect(new Set([a.kid, b.kid, c.kid]).size).toBe(1);
+    expect(store.rows).toHaveLength(1);
   });
 
   it("stops signing with a cached key once another replica revoked it", async () => {

@@ -139,30 +139,53 @@ export class SigningKeys {
     return keyAlgorithm(current) === this.options.algorithm || current.createdAt.getTime() > this.startedAt;
   }
 
+  /** The stored key to sign with, if it may go on signing and can be unsealed. */
+  private async usable(current: StoredSigningKey | undefined): Promise<ActiveSigningKey | undefined> {
+    if (!current || !this.keeps(current, this.options.clock.now().getTime())) return undefined;
+    try {
+      return await unsealPrivateKey(current, this.sealingKey);
+    } catch (err) {
+      // SIGNING_KEY_SECRET changed: the old key cannot sign any more, but stays published.
+      this.options.logger.warn(
+        { kid: current.kid, err: (err as Error).message },
+        "signing key cannot be unsealed; rotating",
+      );
+      return undefined;
+    }
+  }
+
   private async loadOrCreate(
     force: boolean,
     revokePrevious: boolean,
   ): Promise<{ key: ActiveSigningKey; revokedKids: string[] }> {
     const { store, clock, logger, algorithm } = this.options;
+    let seen: string | undefined;
+    if (!force) {
+      const found = await store.exclusively(async (tx) => {
+        const current = await tx.current();
+        return { key: await this.usable(current), kid: current?.kid };
+      });
+      if (found.key) return { key: found.key, revokedKids: [] };
+      seen = found.kid;
+    }
+    // Made outside the lock: an RSA key can take a second or more on a busy machine, and the lock
+    // is a transaction every replica's key creation waits on.
+    const pair = await createKeyPair(algorithm, this.sealingKey);
     return store.exclusively(async (tx) => {
-      const now = clock.now();
       const current = await tx.current();
-      if (current && !force && this.keeps(current, now.getTime())) {
-        try {
-          return { key: await unsealPrivateKey(current, this.sealingKey), revokedKids: [] };
-        } catch (err) {
-          // SIGNING_KEY_SECRET changed: the old key cannot sign any more, but stays published.
-          logger.warn(
-            { kid: current.kid, err: (err as Error).message },
-            "signing key cannot be unsealed; rotating",
-          );
-        }
-      }
-      const { key, stored } = await createKeyPair(algorithm, now, this.sealingKey);
-      const revokedKids = await tx.replaceActive(stored, now, revokePrevious);
+      // Another replica made a key meanwhile: sign with it, and drop ours unstored.
+      const theirs = !force && current?.kid !== seen ? await this.usable(current) : undefined;
+      if (theirs) return { key: theirs, revokedKids: [] };
+      const now = clock.now();
+      const { kid, privateKey, publicJwk, sealedPrivateJwk } = pair;
+      const revokedKids = await tx.replaceActive(
+        { kid, publicJwk, sealedPrivateJwk, createdAt: now },
+        now,
+        revokePrevious,
+      );
       this.changes++;
-      logger.info({ kid: key.kid, algorithm, replaced: current?.kid ?? null }, "new signing key is active");
-      return { key, revokedKids };
+      logger.info({ kid, algorithm, replaced: current?.kid ?? null }, "new signing key is active");
+      return { key: { kid, algorithm, privateKey, createdAt: now }, revokedKids };
     });
   }
 }
