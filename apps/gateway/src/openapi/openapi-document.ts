@@ -114,7 +114,7 @@ function identityPaths(): Json {
       get: {
         operationId: "getJwks",
         summary:
-          "The public keys that sign IdTokens and AccessTokens (EdDSA), old ones until their tokens expire",
+          "The public keys that sign IdTokens and AccessTokens (RS256, or EdDSA), old ones until their tokens expire",
         tags: ["identity"],
         responses: { "200": { description: "JSON Web Key Set" } },
       },
