@@ -19,6 +19,7 @@ const CLI_SETTINGS = [
   "USER_POOL_REGION",
   "SIGNING_KEY_SECRET",
   "SIGNING_KEY_ROTATION_DAYS",
+  "TOKEN_SIGNING_ALGORITHM",
   // The defaults of a tenant's limits, so that show-tenant reports the limits in force.
   "TENANT_RATE_LIMIT",
   "TENANT_RATE_WINDOW_SECONDS",
@@ -80,6 +81,7 @@ try {
               logger: createLogger({ name: "gateway-cli", level: "warn" }),
               secret,
               rotationDays: config.SIGNING_KEY_ROTATION_DAYS,
+              algorithm: config.TOKEN_SIGNING_ALGORITHM,
             }),
     readPassword,
     print: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),

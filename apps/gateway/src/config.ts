@@ -7,7 +7,7 @@ import {
   loadConfig,
   portConfigProperty,
 } from "@arena/service-kit";
-import { signingKeyConfigProperties } from "@arena/signing-keys";
+import { SIGNING_ALGORITHMS, signingKeyConfigProperties } from "@arena/signing-keys";
 
 export const gatewayConfigSchema = {
   type: "object",
@@ -21,6 +21,13 @@ export const gatewayConfigSchema = {
     ...adminTokenConfigProperty,
     SERVICE_TOKEN: { type: "string", minLength: 16, description: "Authenticates the gateway to stats" },
     ...signingKeyConfigProperties("token"),
+    TOKEN_SIGNING_ALGORITHM: {
+      type: "string",
+      enum: SIGNING_ALGORITHMS,
+      default: "RS256",
+      description:
+        "What new token signing keys sign with: RS256 (RSA 2048, as Cognito; every JWT verifier accepts it) or EdDSA (Ed25519). A change rotates at the next login; keys of the other algorithm stay published until their tokens expire",
+    },
     PUBLIC_URL: {
       type: "string",
       pattern: "^https?://",

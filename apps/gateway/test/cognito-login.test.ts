@@ -61,13 +61,13 @@ describe("USER_PASSWORD_AUTH", () => {
     expect(body.ChallengeParameters).toEqual({});
   });
 
-  it("signs tokens with EdDSA and a kid, carrying tenant, role, aud = ClientId, iss and token_use", async () => {
+  it("signs tokens with RS256 (the default) and a kid, carrying tenant, role, aud = ClientId, iss and token_use", async () => {
     const tokens = await h.login("ops-admin", clientId);
     for (const [token, use] of [
       [tokens.IdToken, "id"],
       [tokens.AccessToken, "access"],
     ] as const) {
-      expect(decodeProtectedHeader(token)).toEqual({ alg: "EdDSA", kid: expect.any(String), typ: "JWT" });
+      expect(decodeProtectedHeader(token)).toEqual({ alg: "RS256", kid: expect.any(String), typ: "JWT" });
       const claims = decodeJwt(token);
       expect(claims).toMatchObject({
         iss: "http://gateway.test",

@@ -1,5 +1,5 @@
-import { generateKeyPairSync, randomUUID } from "node:crypto";
-import { SignJWT } from "jose";
+import { createPublicKey, randomUUID } from "node:crypto";
+import { generateKeyPair, SignJWT } from "jose";
 import { adminAuth, type Harness } from "./harness.js";
 
 /**
@@ -23,6 +23,9 @@ export const FORGED_KINDS = [
   "a token with its signature cut off",
   "alg none",
   "HS256 keyed with the published public key (algorithm confusion)",
+  "HS256 keyed with the published public key's PEM (algorithm confusion)",
+  "a token whose alg is not its key's (EdDSA under the gateway's RS256 kid)",
+  "a token signed by the gateway's key whose header names no key (no kid)",
   "an expired token",
   "a ten-year token signed by the gateway's key",
   "a token issued a year ahead by the gateway's key",
@@ -57,10 +60,15 @@ export async function makeTokenCases(h: Harness): Promise<TokenCases> {
   /** A token signed by the gateway's real active key, with claims of the test's choosing. */
   const signed = (edits: Record<string, unknown>) =>
     new SignJWT({ ...claims, ...edits })
-      .setProtectedHeader({ alg: "EdDSA", kid: activeKey.kid, typ: "JWT" })
+      .setProtectedHeader({ alg: activeKey.algorithm, kid: activeKey.kid, typ: "JWT" })
       .sign(activeKey.privateKey);
   const publishedKey = (await h.http.get("/.well-known/jwks.json")).body.keys[0];
-  const { privateKey: foreignKey } = generateKeyPairSync("ed25519");
+  const publishedPem = createPublicKey({ key: publishedKey, format: "jwk" }).export({
+    type: "spki",
+    format: "pem",
+  });
+  const { privateKey: foreignKey } = await generateKeyPair(activeKey.algorithm);
+  const { privateKey: foreignEd25519 } = await generateKeyPair("EdDSA");
   const disabled = await h.login("soon-disabled", clientId);
   await h.http
     .patch("/admin/tenants/acme/users/soon-disabled")
@@ -87,6 +95,15 @@ export async function makeTokenCases(h: Harness): Promise<TokenCases> {
     "HS256 keyed with the published public key (algorithm confusion)": await new SignJWT(claims)
       .setProtectedHeader({ alg: "HS256", kid: JSON.parse(Buffer.from(header, "base64url").toString()).kid })
       .sign(new TextEncoder().encode(JSON.stringify(publishedKey))),
+    "HS256 keyed with the published public key's PEM (algorithm confusion)": await new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS256", kid: activeKey.kid, typ: "JWT" })
+      .sign(new TextEncoder().encode(String(publishedPem))),
+    "a token whose alg is not its key's (EdDSA under the gateway's RS256 kid)": await new SignJWT(claims)
+      .setProtectedHeader({ alg: "EdDSA", kid: activeKey.kid, typ: "JWT" })
+      .sign(foreignEd25519),
+    "a token signed by the gateway's key whose header names no key (no kid)": await new SignJWT(claims)
+      .setProtectedHeader({ alg: activeKey.algorithm, typ: "JWT" })
+      .sign(activeKey.privateKey),
     "an expired token": await signed({ iat: now - 7200, exp: now - 3600 }),
     "a ten-year token signed by the gateway's key": await signed({ iat: now, exp: now + 10 * YEAR_SECONDS }),
     "a token issued a year ahead by the gateway's key": await signed({
@@ -98,10 +115,10 @@ export async function makeTokenCases(h: Harness): Promise<TokenCases> {
     "a token from another issuer": await signed({ iss: "https://evil.example" }),
     "a token of a user that does not exist": await signed({ sub: "usr_missing" }),
     "a token signed by an unknown key (unknown kid)": await new SignJWT(claims)
-      .setProtectedHeader({ alg: "EdDSA", kid: randomUUID() })
+      .setProtectedHeader({ alg: activeKey.algorithm, kid: randomUUID() })
       .sign(foreignKey),
     "a token signed by an unknown key under the gateway's kid": await new SignJWT(claims)
-      .setProtectedHeader({ alg: "EdDSA", kid: activeKey.kid })
+      .setProtectedHeader({ alg: activeKey.algorithm, kid: activeKey.kid })
       .sign(foreignKey),
     "a valid token of a disabled user": disabled.IdToken,
   };

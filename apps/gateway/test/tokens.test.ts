@@ -1,6 +1,6 @@
 import { createLogger } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { decodeProtectedHeader, SignJWT } from "jose";
+import { decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { INITIATE_AUTH_TARGET } from "../src/identity/cognito-routes.js";
 import { gatewaySigningKeys } from "../src/identity/signing-key-store.js";
 import { runAdminCli } from "../src/tenants/admin-cli.js";
@@ -94,6 +94,7 @@ describe("an emergency rotation (revokePrevious)", () => {
       logger: createLogger({ name: "gateway-cli", level: "silent" }),
       secret: SIGNING_KEY_SECRET,
       rotationDays: 30,
+      algorithm: "RS256",
     });
     await runAdminCli(["rotate-signing-key", "--revoke-previous"], {
       admin: h.gateway.admin,
@@ -132,7 +133,7 @@ describe("a token's lifetime", () => {
     const now = Math.floor(h.clock.now().getTime() / 1000);
     const signed = (iat: number, exp: number) =>
       new SignJWT({ ...claims, iat, exp })
-        .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: "JWT" })
+        .setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: "JWT" })
         .sign(key.privateKey);
     await seasons(h, await signed(now, now + 3600)).expect(200);
     const tenYears = await seasons(h, await signed(now, now + 10 * 365 * 86_400));
@@ -141,5 +142,27 @@ describe("a token's lifetime", () => {
     const ahead = await seasons(h, await signed(now + 86_400, now + 86_400 + 3600));
     expect(ahead.status).toBe(401);
     expect(ahead.body.detail).toMatch(/iat is in the future/);
+  });
+});
+
+describe("a token's algorithm", () => {
+  it("must be the one its key was made for: no other algorithm under the key's kid, no token without a kid", async () => {
+    const good = (await h.login("server-eu", clientId)).IdToken;
+    const claims = JSON.parse(Buffer.from(good.split(".")[1]!, "base64url").toString("utf8"));
+    const key = await h.gateway.signingKeys.active();
+    expect(key.algorithm).toBe("RS256");
+    const { privateKey: ed25519 } = await generateKeyPair("EdDSA");
+    const otherAlgorithm = await seasons(
+      h,
+      await new SignJWT(claims).setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: "JWT" }).sign(ed25519),
+    );
+    expect(otherAlgorithm.status).toBe(401);
+    expect(otherAlgorithm.body.detail).toBe("The token's key signs with RS256, not EdDSA");
+    const noKid = await seasons(
+      h,
+      await new SignJWT(claims).setProtectedHeader({ alg: "RS256", typ: "JWT" }).sign(key.privateKey),
+    );
+    expect(noKid.status).toBe(401);
+    expect(noKid.body.detail).toBe("The token's header names no key (kid)");
   });
 });

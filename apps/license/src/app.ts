@@ -10,7 +10,11 @@ import { MailQueue } from "./mail/mail-queue.js";
 import type { Mailer } from "./mail/mailer.js";
 import { RateLimiter } from "./registrations/rate-limiter.js";
 import { registrationRoutes } from "./registrations/registration-routes.js";
-import { LICENSE_SEALING_SALT, licenseSigningKeyStore } from "./signing/signing-key-store.js";
+import {
+  LEASE_SIGNING_ALGORITHM,
+  LICENSE_SEALING_SALT,
+  licenseSigningKeyStore,
+} from "./signing/signing-key-store.js";
 
 export interface LicenseAppDeps {
   db: Database;
@@ -37,6 +41,7 @@ export function createApp(deps: LicenseAppDeps): LicenseApp {
     store: licenseSigningKeyStore(db),
     clock,
     logger,
+    algorithm: LEASE_SIGNING_ALGORITHM,
     secret: config.SIGNING_KEY_SECRET,
     sealingSalt: LICENSE_SEALING_SALT,
     rotateAfterMs: config.SIGNING_KEY_ROTATION_DAYS * 86_400_000,

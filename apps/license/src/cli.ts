@@ -15,7 +15,11 @@ import { createDatabaseClient } from "./db.js";
 import { LicenseStore } from "./licenses/license-store.js";
 import { decodeCursor } from "./licenses/list-cursor.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
-import { LICENSE_SEALING_SALT, licenseSigningKeyStore } from "./signing/signing-key-store.js";
+import {
+  LEASE_SIGNING_ALGORITHM,
+  LICENSE_SEALING_SALT,
+  licenseSigningKeyStore,
+} from "./signing/signing-key-store.js";
 
 const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_URL selects the database)
   create-license --name <name> --email <email> [--edition community|advanced]
@@ -103,6 +107,7 @@ try {
         store: licenseSigningKeyStore(db),
         clock: systemClock,
         logger: createLogger({ name: "license-cli", level: "warn" }),
+        algorithm: LEASE_SIGNING_ALGORITHM,
         secret,
         sealingSalt: LICENSE_SEALING_SALT,
         rotateAfterMs: Number.POSITIVE_INFINITY,

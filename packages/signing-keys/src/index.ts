@@ -1,5 +1,11 @@
 export { jwksRoutes } from "./jwks-routes.js";
 export {
+  type ActiveSigningKey,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+  signJwt,
+} from "./key-algorithms.js";
+export {
   prismaSigningKeyStore,
   type SigningKeyDatabase,
   type SigningKeyModel,
@@ -9,12 +15,10 @@ export { deriveSealingKey, open, seal } from "./sealed-box.js";
 export { signingKeyConfigProperties } from "./signing-key-config.js";
 export type { SigningKeyStore, SigningKeyTransaction, StoredSigningKey } from "./signing-key-store.js";
 export {
-  type ActiveSigningKey,
   type Clock,
   type RotatedKey,
   type RotationOptions,
   rotatedSigningKey,
-  SIGNING_ALGORITHM,
   SigningKeys,
   type SigningKeysLogger,
   type SigningKeysOptions,

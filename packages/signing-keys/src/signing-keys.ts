@@ -1,10 +1,13 @@
-import { randomUUID } from "node:crypto";
-import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
-import { deriveSealingKey, open, seal } from "./sealed-box.js";
-import type { SigningKeyStore } from "./signing-key-store.js";
-
-/** Ed25519 signatures: small keys and tokens, fast to verify, no parameter choices to get wrong. */
-export const SIGNING_ALGORITHM = "EdDSA";
+import type { JWK } from "jose";
+import {
+  type ActiveSigningKey,
+  createKeyPair,
+  keyAlgorithm,
+  type SigningAlgorithm,
+  unsealPrivateKey,
+} from "./key-algorithms.js";
+import { deriveSealingKey } from "./sealed-box.js";
+import type { SigningKeyStore, StoredSigningKey } from "./signing-key-store.js";
 
 /** The time source; tests pass a clock they can move across rotation ages and token lifetimes. */
 export interface Clock {
@@ -21,6 +24,13 @@ export interface SigningKeysOptions {
   store: SigningKeyStore;
   clock: Clock;
   logger: SigningKeysLogger;
+  /**
+   * What new keys sign with. A current key of the other algorithm is replaced at the next signature
+   * (and stays published until what it signed has expired), unless it was created after this
+   * instance started: then a replica with the other setting made it, and both replicas sign with
+   * it instead of taking turns creating keys while a changed setting rolls out.
+   */
+  algorithm: SigningAlgorithm;
   /** SIGNING_KEY_SECRET: seals private keys at rest. */
   secret: string;
   /** HKDF salt naming the service (`arena-license`), so each service seals with its own key. */
@@ -31,12 +41,6 @@ export interface SigningKeysOptions {
   signedTtlMs: number;
   /** How long a replica keeps using the key it loaded before asking the database again. */
   cacheTtlMs?: number;
-}
-
-export interface ActiveSigningKey {
-  kid: string;
-  privateKey: CryptoKey;
-  createdAt: Date;
 }
 
 export interface RotationOptions {
@@ -70,12 +74,14 @@ export function rotatedSigningKey(key: RotatedKey): {
 export class SigningKeys {
   private readonly sealingKey: Buffer;
   private readonly cacheTtlMs: number;
+  private readonly startedAt: number;
   private cached: { key: ActiveSigningKey; loadedAt: number } | undefined;
   private changes = 0;
 
   constructor(private readonly options: SigningKeysOptions) {
     this.sealingKey = deriveSealingKey(options.secret, options.sealingSalt);
     this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
+    this.startedAt = options.clock.now().getTime();
   }
 
   /**
@@ -127,42 +133,59 @@ export class SigningKeys {
     return now - createdAt.getTime() >= this.options.rotateAfterMs;
   }
 
+  /** Whether `current` may go on signing: not due, and of this instance's algorithm or newer than it. */
+  private keeps(current: StoredSigningKey, now: number): boolean {
+    if (this.isDue(current.createdAt, now)) return false;
+    return keyAlgorithm(current) === this.options.algorithm || current.createdAt.getTime() > this.startedAt;
+  }
+
+  /** The stored key to sign with, if it may go on signing and can be unsealed. */
+  private async usable(current: StoredSigningKey | undefined): Promise<ActiveSigningKey | undefined> {
+    if (!current || !this.keeps(current, this.options.clock.now().getTime())) return undefined;
+    try {
+      return await unsealPrivateKey(current, this.sealingKey);
+    } catch (err) {
+      // SIGNING_KEY_SECRET changed: the old key cannot sign any more, but stays published.
+      this.options.logger.warn(
+        { kid: current.kid, err: (err as Error).message },
+        "signing key cannot be unsealed; rotating",
+      );
+      return undefined;
+    }
+  }
+
   private async loadOrCreate(
     force: boolean,
     revokePrevious: boolean,
   ): Promise<{ key: ActiveSigningKey; revokedKids: string[] }> {
-    const { store, clock, logger } = this.options;
-    return store.exclusively(async (tx) => {
-      const now = clock.now();
-      const current = await tx.current();
-      if (current && !force && !this.isDue(current.createdAt, now.getTime())) {
-        try {
-          const jwk = JSON.parse(open(current.sealedPrivateJwk, this.sealingKey, current.kid)) as JWK;
-          const privateKey = (await importJWK(jwk, SIGNING_ALGORITHM)) as CryptoKey;
-          return { key: { kid: current.kid, privateKey, createdAt: current.createdAt }, revokedKids: [] };
-        } catch (err) {
-          // SIGNING_KEY_SECRET changed: the old key cannot sign any more, but stays published.
-          logger.warn(
-            { kid: current.kid, err: (err as Error).message },
-            "signing key cannot be unsealed; rotating",
-          );
-        }
-      }
-      const kid = randomUUID();
-      const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, {
-        crv: "Ed25519",
-        extractable: true,
+    const { store, clock, logger, algorithm } = this.options;
+    let seen: string | undefined;
+    if (!force) {
+      const found = await store.exclusively(async (tx) => {
+        const current = await tx.current();
+        return { key: await this.usable(current), kid: current?.kid };
       });
-      const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: "sig" };
-      const sealedPrivateJwk = seal(JSON.stringify(await exportJWK(privateKey)), this.sealingKey, kid);
+      if (found.key) return { key: found.key, revokedKids: [] };
+      seen = found.kid;
+    }
+    // Made outside the lock: an RSA key can take a second or more on a busy machine, and the lock
+    // is a transaction every replica's key creation waits on.
+    const pair = await createKeyPair(algorithm, this.sealingKey);
+    return store.exclusively(async (tx) => {
+      const current = await tx.current();
+      // Another replica made a key meanwhile: sign with it, and drop ours unstored.
+      const theirs = !force && current?.kid !== seen ? await this.usable(current) : undefined;
+      if (theirs) return { key: theirs, revokedKids: [] };
+      const now = clock.now();
+      const { kid, privateKey, publicJwk, sealedPrivateJwk } = pair;
       const revokedKids = await tx.replaceActive(
         { kid, publicJwk, sealedPrivateJwk, createdAt: now },
         now,
         revokePrevious,
       );
       this.changes++;
-      logger.info({ kid, replaced: current?.kid ?? null }, "new signing key is active");
-      return { key: { kid, privateKey, createdAt: now }, revokedKids };
+      logger.info({ kid, algorithm, replaced: current?.kid ?? null }, "new signing key is active");
+      return { key: { kid, algorithm, privateKey, createdAt: now }, revokedKids };
     });
   }
 }

@@ -41,7 +41,7 @@ const unauthenticated = (detail: string) =>
   });
 
 /**
- * Checks gateway tokens: the signature (a published key, EdDSA only), the expiry and issuer, the
+ * Checks gateway tokens: the signature (a published key, with its own algorithm), the expiry and issuer, the
  * audience (an app client of the token's own tenant), and that the user still exists, belongs to
  * that tenant and is not disabled. Shared by the REST middleware and the WebSocket upgrade.
  */

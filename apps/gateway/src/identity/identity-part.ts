@@ -48,6 +48,7 @@ export function identityPart({ db, redis, keys, clock, logger, config }: Identit
     logger,
     secret: config.SIGNING_KEY_SECRET,
     rotationDays: config.SIGNING_KEY_ROTATION_DAYS,
+    algorithm: config.TOKEN_SIGNING_ALGORITHM,
   });
   const tokens = new TokenService(signingKeys, clock, config.PUBLIC_URL);
   const passwordCost = { logN: config.PASSWORD_SCRYPT_LOG_N };

@@ -1,6 +1,11 @@
 import { ID_TOKEN_LIFETIME_SECONDS } from "@arena/contracts";
 import type { Clock, Logger } from "@arena/service-kit";
-import { prismaSigningKeyStore, type SigningKeyStore, SigningKeys } from "@arena/signing-keys";
+import {
+  prismaSigningKeyStore,
+  type SigningAlgorithm,
+  type SigningKeyStore,
+  SigningKeys,
+} from "@arena/signing-keys";
 import type { Database } from "../db.js";
 
 /** The HKDF salt of the gateway's sealing key; changing it would orphan every stored key. */
@@ -21,6 +26,8 @@ export interface GatewaySigningKeysOptions {
   secret: string;
   /** SIGNING_KEY_ROTATION_DAYS. */
   rotationDays: number;
+  /** TOKEN_SIGNING_ALGORITHM: what new keys sign with. */
+  algorithm: SigningAlgorithm;
 }
 
 /** The service's and the CLI's signing keys: one key store, salt and lifetime rule. */
@@ -29,6 +36,7 @@ export function gatewaySigningKeys(options: GatewaySigningKeysOptions): SigningK
     store: gatewaySigningKeyStore(options.db),
     clock: options.clock,
     logger: options.logger,
+    algorithm: options.algorithm,
     secret: options.secret,
     sealingSalt: GATEWAY_SEALING_SALT,
     rotateAfterMs: options.rotationDays * 86_400_000,

@@ -5,8 +5,8 @@ import {
   USER_ROLES,
   type UserRole,
 } from "@arena/contracts";
-import { SIGNING_ALGORITHM, type SigningKeys } from "@arena/signing-keys";
-import { createLocalJWKSet, errors, type JWTVerifyGetKey, jwtVerify, SignJWT } from "jose";
+import { SIGNING_ALGORITHMS, type SigningKeys, signJwt } from "@arena/signing-keys";
+import { createLocalJWKSet, errors, type JWK, type JWTVerifyGetKey, jwtVerify } from "jose";
 import type { Clock } from "../clock.js";
 
 export interface TokenSubject {
@@ -61,7 +61,10 @@ interface KeySet {
   generation: number;
 }
 
-/** Signs IdTokens and AccessTokens (EdDSA, `kid` in the header) and verifies them. */
+/**
+ * Signs IdTokens and AccessTokens (RS256 or EdDSA as TOKEN_SIGNING_ALGORITHM says, `kid` in the
+ * header) and verifies them, each with the algorithm of the published key its `kid` names.
+ */
 export class TokenService {
   private keySet: KeySet | undefined;
   private loading: Promise<KeySet> | undefined;
@@ -96,10 +99,7 @@ export class TokenService {
       iat,
       exp: iat + ID_TOKEN_LIFETIME_SECONDS,
     };
-    const sign = (claims: GatewayTokenClaims) =>
-      new SignJWT({ ...claims })
-        .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: "JWT" })
-        .sign(key.privateKey);
+    const sign = (claims: GatewayTokenClaims) => signJwt(key, { ...claims });
     const [idToken, accessToken] = await Promise.all([
       sign({ ...common, token_use: "id", jti: randomUUID() }),
       sign({ ...common, token_use: "access", jti: randomUUID() }),
@@ -133,7 +133,8 @@ export class TokenService {
     try {
       verified = await jwtVerify(token, getKey, {
         issuer: this.issuer,
-        algorithms: [SIGNING_ALGORITHM],
+        // Asymmetric algorithms only (never `none`, never HS*); pinnedKeys pins each key's own.
+        algorithms: [...SIGNING_ALGORITHMS],
         currentDate: this.clock.now(),
         requiredClaims: ["sub", "aud", "exp", "iat", "tenant", "role", "token_use"],
       });
@@ -150,11 +151,9 @@ export class TokenService {
     ) {
       throw new TokenRejected("claims", "The token's claims are not those of a gateway token");
     }
-    // A lone published key would verify a token that names none; ours always name theirs.
-    if (typeof protectedHeader.kid !== "string")
-      throw new TokenRejected("malformed", "The token's header names no key (kid)");
     this.checkLifetime(payload.iat as number, payload.exp as number);
-    return { claims: payload as unknown as GatewayTokenClaims, kid: protectedHeader.kid };
+    // pinnedKeys refused a token whose header names no key.
+    return { claims: payload as unknown as GatewayTokenClaims, kid: protectedHeader.kid as string };
   }
 
   /**
@@ -196,10 +195,29 @@ export class TokenService {
     const kids = new Set(jwks.keys.flatMap((key) => (key.kid === undefined ? [] : [key.kid])));
     const previous = this.keySet;
     // The same keys as before: keep the key set, and with it the keys jose has already imported.
-    const getKey = previous && sameKids(previous.kids, kids) ? previous.getKey : createLocalJWKSet(jwks);
+    const getKey = previous && sameKids(previous.kids, kids) ? previous.getKey : pinnedKeys(jwks);
     this.keySet = { getKey, kids, loadedAt, generation };
     return this.keySet;
   }
+}
+
+/**
+ * The published key a token's `kid` names, for the algorithm that key signs with only (its JWK's
+ * `alg`): a token whose `alg` is another (EdDSA under an RSA key's kid) is refused before any
+ * signature check, so no key is ever used with an algorithm it was not made for. A token must
+ * name its key: with a lone published key jose would otherwise try that one.
+ */
+function pinnedKeys(jwks: { keys: JWK[] }): JWTVerifyGetKey {
+  const algorithmOf = new Map(jwks.keys.map((key) => [key.kid, key.alg]));
+  const published = createLocalJWKSet(jwks);
+  return (header, token) => {
+    if (typeof header.kid !== "string")
+      throw new TokenRejected("malformed", "The token's header names no key (kid)");
+    const algorithm = algorithmOf.get(header.kid);
+    if (algorithm !== undefined && algorithm !== header.alg)
+      throw new TokenRejected("algorithm", `The token's key signs with ${algorithm}, not ${header.alg}`);
+    return published(header, token);
+  };
 }
 
 function sameKids(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {

@@ -94,7 +94,8 @@ const JWKS_SCHEMA = {
 const jwksPath = {
   get: {
     operationId: "getJwks",
-    summary: "The public keys that verify IdTokens and AccessTokens, old ones until their tokens expire",
+    summary:
+      "The public keys that verify IdTokens and AccessTokens (RS256, or EdDSA), old ones until their tokens expire",
     tags: ["identity"],
     security: [],
     responses: {

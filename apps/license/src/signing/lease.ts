@@ -1,6 +1,5 @@
 import { type Edition, LEASE_AUDIENCE, LEASE_ISSUER, type LeaseClaims } from "@arena/contracts";
-import { SIGNING_ALGORITHM, type SigningKeys } from "@arena/signing-keys";
-import { SignJWT } from "jose";
+import { type SigningKeys, signJwt } from "@arena/signing-keys";
 
 export interface SignedLease {
   lease: string;
@@ -24,8 +23,6 @@ export async function signLease(
     iat,
     exp: iat + ttlSeconds,
   };
-  const lease = await new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: "JWT" })
-    .sign(key.privateKey);
+  const lease = await signJwt(key, { ...claims });
   return { lease, expiresAt: new Date(claims.exp * 1000) };
 }
