@@ -24,6 +24,7 @@ export const ErrorCode = {
   SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
   UPSTREAM_FAILED: "UPSTREAM_FAILED",
   UPSTREAM_TIMEOUT: "UPSTREAM_TIMEOUT",
+  INTERNAL_API_VERSION_UNSUPPORTED: "INTERNAL_API_VERSION_UNSUPPORTED",
   INTERNAL: "INTERNAL",
 } as const;
 
@@ -50,6 +51,7 @@ export const errorCodeInfo: Readonly<Record<ErrorCode, { status: number; title: 
   SERVICE_UNAVAILABLE: { status: 503, title: "Service unavailable" },
   UPSTREAM_FAILED: { status: 502, title: "Upstream service failed" },
   UPSTREAM_TIMEOUT: { status: 504, title: "Upstream service timed out" },
+  INTERNAL_API_VERSION_UNSUPPORTED: { status: 400, title: "Internal API version no longer supported" },
   INTERNAL: { status: 500, title: "Internal server error" },
 };
 
