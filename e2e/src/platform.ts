@@ -12,7 +12,7 @@ import {
 } from "../../scripts/platform-wiring.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const appDir = (app: string) => join(root, "apps", app);
+const appDir = (app: string, from = root) => join(from, "apps", app);
 
 export interface AppProcess {
   name: string;
@@ -26,8 +26,11 @@ export interface AppProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs `apps/<name>/dist/main.js` as its own process; resolves once `/readyz` answers 200. */
-async function startApp(name: string, env: Record<string, string>): Promise<AppProcess> {
+/**
+ * Runs `apps/<name>/dist/main.js` of the checkout at `from` (this one by default; another release's
+ * in the upgrade tests) as its own process; resolves once `/readyz` answers 200.
+ */
+async function startApp(name: string, env: Record<string, string>, from = root): Promise<AppProcess> {
   const port = Number(env.PORT);
   const url = `http://127.0.0.1:${port}`;
   const proc: AppProcess = {
@@ -38,7 +41,7 @@ async function startApp(name: string, env: Record<string, string>): Promise<AppP
     child: undefined as unknown as ChildProcess,
     async restart() {
       let output = "";
-      const child = spawn(process.execPath, [join(appDir(name), "dist", "main.js")], {
+      const child = spawn(process.execPath, [join(appDir(name, from), "dist", "main.js")], {
         env: { ...process.env, ...env },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -84,6 +87,11 @@ export interface PlatformOptions {
   env?: Partial<Record<AppName, Record<string, string>>>;
   /** Extra environment of one stats replica (0 is the one the gateway calls). */
   statsEnv?: (replica: number) => Record<string, string>;
+  /**
+   * The checkout each app runs from (default this one): another release's built tree runs that
+   * release's code against the databases this checkout's migrations made.
+   */
+  appRoots?: Partial<Record<AppName, string>>;
 }
 
 export interface Platform {
@@ -212,13 +220,18 @@ export class PlatformLaunch {
   /** Starts the app with its environment on this platform, on a free port of its own, `extra` on top. */
   async start(app: AppName, extra: Record<string, string> = {}): Promise<AppProcess> {
     this.ports[app] = await freePort();
-    const proc = await startApp(app, { ...appEnvironment(app, this.wiring), ...extra });
+    const proc = await startApp(
+      app,
+      { ...appEnvironment(app, this.wiring), ...extra },
+      this.options.appRoots?.[app],
+    );
     this.started.push(proc);
     return proc;
   }
 
   async startReplica(app: AppProcess, env: Record<string, string>): Promise<AppProcess> {
-    const replica = await startApp(app.name, { ...app.env, PORT: String(await freePort()), ...env });
+    const from = this.options.appRoots?.[app.name as AppName];
+    const replica = await startApp(app.name, { ...app.env, PORT: String(await freePort()), ...env }, from);
     this.started.push(replica);
     return replica;
   }

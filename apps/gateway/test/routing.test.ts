@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { INTERNAL_API_VERSION, OLDEST_SUPPORTED_INTERNAL_API_VERSION } from "@arena/contracts";
 import type supertest from "supertest";
 import { createHarness, type Harness, type Instance, SERVICE_TOKEN } from "./harness.js";
 import { CONCRETE_OPERATIONS } from "./hosted-operations.js";
@@ -44,6 +45,7 @@ describe("forwarding to stats", () => {
       expect(received.headers["x-arena-tenant"]).toBe("acme");
       expect(received.headers["x-arena-role"]).toBe(roles.includes("server") ? "server" : "admin");
       expect(received.headers["x-request-id"]).toBe("req-123");
+      expect(received.headers["x-arena-internal-api"]).toBe(String(INTERNAL_API_VERSION));
       expect(res.headers["x-request-id"]).toBe("req-123");
     },
   );
@@ -89,6 +91,31 @@ describe("forwarding to stats", () => {
     expect(conflict.status).toBe(409);
     expect(conflict.headers["content-type"]).toBe("application/problem+json");
     expect(conflict.body.code).toBe("CONFLICT");
+  });
+});
+
+describe("the internal API version stats names", () => {
+  const answering = (version: string | undefined) => {
+    h.stats.handler = (_req, res) => {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (version !== undefined) headers["x-arena-internal-api"] = version;
+      res.writeHead(200, headers);
+      res.end("[]");
+    };
+  };
+
+  it("works with a stats of the release before versions (no header), its own, and a newer one", async () => {
+    for (const version of [undefined, String(INTERNAL_API_VERSION), String(INTERNAL_API_VERSION + 1)]) {
+      answering(version);
+      await call("GET", "/seasons").set("Authorization", serverToken).expect(200);
+    }
+  });
+
+  it("answers 502 naming the version when stats is older than the oldest version it serves", async () => {
+    answering(String(OLDEST_SUPPORTED_INTERNAL_API_VERSION - 1));
+    const res = await call("GET", "/seasons").set("Authorization", serverToken).expect(502);
+    expect(res.body.code).toBe("UPSTREAM_FAILED");
+    expect(res.body.detail).toContain("internal API version");
   });
 });
 

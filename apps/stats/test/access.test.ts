@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { INTERNAL_API_VERSION, OLDEST_SUPPORTED_INTERNAL_API_VERSION } from "@arena/contracts";
 import type supertest from "supertest";
 import { createHarness, gameConfig, type Harness, playMatch, SERVICE_TOKEN } from "./harness.js";
 
@@ -104,5 +105,30 @@ describe("tenant isolation", () => {
     expect(
       (await h.as("acme").post("/games/duel/leaderboard", { count: 10 }).expect(200)).body.leaderboard,
     ).toHaveLength(2);
+  });
+});
+
+describe("the internal API version", () => {
+  it("answers its own version and serves a gateway that sends none (the release before versions)", async () => {
+    const res = await send("get", "/games/duel", good);
+    expect(res.status).toBe(200);
+    expect(res.headers["x-arena-internal-api"]).toBe(String(INTERNAL_API_VERSION));
+  });
+
+  it("serves a gateway of its own version and of a newer one (releases only add)", async () => {
+    for (const version of [INTERNAL_API_VERSION, INTERNAL_API_VERSION + 1]) {
+      const res = await send("get", "/games/duel", { ...good, "x-arena-internal-api": String(version) });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  it("refuses a gateway older than the oldest version it serves, and a malformed version, with a 400 naming them", async () => {
+    for (const version of [String(OLDEST_SUPPORTED_INTERNAL_API_VERSION - 1), "2.0", "x"]) {
+      const res = await send("get", "/games/duel", { ...good, "x-arena-internal-api": version });
+      expect(res.status).toBe(400);
+      expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(res.body.code).toBe("INTERNAL_API_VERSION_UNSUPPORTED");
+      expect(res.body.detail).toContain(JSON.stringify(version));
+    }
   });
 });

@@ -24,6 +24,7 @@ export const ErrorCode = {
   SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
   UPSTREAM_FAILED: "UPSTREAM_FAILED",
   UPSTREAM_TIMEOUT: "UPSTREAM_TIMEOUT",
+  INTERNAL_API_VERSION_UNSUPPORTED: "INTERNAL_API_VERSION_UNSUPPORTED",
   INTERNAL: "INTERNAL",
 } as const;
 
@@ -126,6 +127,12 @@ export const errorCodeInfo: Readonly<Record<ErrorCode, { status: number; title: 
       status: 504,
       title: "Upstream service timed out",
       meaning: "the service behind the gateway did not answer in time",
+    },
+    INTERNAL_API_VERSION_UNSUPPORTED: {
+      status: 400,
+      title: "Internal API version no longer supported",
+      meaning:
+        "internal only (stats to a gateway): the caller's internal API version is older than the oldest this release serves",
     },
     INTERNAL: {
       status: 500,

@@ -4,6 +4,7 @@ export * from "./error-codes.js";
 export * from "./fields.js";
 export * from "./games.js";
 export * from "./identity.js";
+export * from "./internal-api-version.js";
 export * from "./internal-operations.js";
 export * from "./leaderboard.js";
 export * from "./license.js";

@@ -1,4 +1,11 @@
 import { pipeline } from "node:stream/promises";
+import {
+  INTERNAL_API_VERSION,
+  INTERNAL_API_VERSION_HEADER,
+  internalApiVersionOf,
+  OLDEST_SUPPORTED_INTERNAL_API_VERSION,
+  servesInternalApiVersion,
+} from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
 import type { Request, Response } from "express";
 import { type Dispatcher, Pool, errors as undiciErrors } from "undici";
@@ -45,8 +52,10 @@ const PASSED_ANSWER_HEADERS = ["location", "retry-after", "preference-applied", 
 /**
  * Forwards hosted REST calls to stats over kept-alive connections (an undici Pool). The wire
  * protocol (agreed with stats): the same method, path and query; the body unchanged; headers
- * `authorization: Bearer <SERVICE_TOKEN>`, `x-arena-tenant`, `x-arena-role`, `x-request-id`, and
- * `prefer` passed through. Stats' status, content type and body come back unchanged.
+ * `authorization: Bearer <SERVICE_TOKEN>`, `x-arena-tenant`, `x-arena-role`, `x-request-id`,
+ * `x-arena-internal-api` (this gateway's internal API version) and `prefer` passed through. Stats'
+ * status, content type and body come back unchanged, unless stats names an internal API version
+ * older than this gateway serves (502: a deploy mixed releases more than one apart).
  *
  * Time is bounded by undici's own timers (connect, headers, body), not by AbortSignals, which
  * Node 20 can lose to garbage collection. Stats down → 503, timing out → 504,
@@ -78,12 +87,14 @@ export class StatsUpstream {
       authorization: this.authorization,
       "x-arena-tenant": call.tenantId,
       "x-request-id": call.requestId,
+      [INTERNAL_API_VERSION_HEADER]: String(INTERNAL_API_VERSION),
     };
     if (call.role !== undefined) headers["x-arena-role"] = call.role;
     if (call.prefer !== undefined) headers.prefer = call.prefer;
     if (call.body !== undefined) headers["content-type"] = call.contentType ?? "application/json";
+    let answer: Dispatcher.ResponseData;
     try {
-      return await this.pool.request({
+      answer = await this.pool.request({
         method: call.method,
         path: call.path,
         headers,
@@ -92,6 +103,8 @@ export class StatsUpstream {
     } catch (err) {
       throw upstreamError(err);
     }
+    await requireServedStats(answer);
+    return answer;
   }
 
   /** `call`, with the answer read whole (JSON parsed; anything else as text, no body as undefined). */
@@ -160,6 +173,18 @@ export class StatsUpstream {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/** Refuses (502) an answer from a stats older than the oldest internal API version this gateway serves. */
+async function requireServedStats(answer: Dispatcher.ResponseData): Promise<void> {
+  const header = answer.headers[INTERNAL_API_VERSION_HEADER];
+  const named = Array.isArray(header) ? header[0] : header;
+  if (servesInternalApiVersion(internalApiVersionOf(named))) return;
+  await answer.body.dump().catch(() => {});
+  throw new AppError(
+    "UPSTREAM_FAILED",
+    `The stats service speaks internal API version ${JSON.stringify(named)}; this gateway serves ${OLDEST_SUPPORTED_INTERNAL_API_VERSION} or later`,
+  );
 }
 
 function upstreamError(err: unknown): AppError {
