@@ -13,7 +13,6 @@ import type { GameLocks } from "./game-lock.js";
 export interface LoopMetrics {
   tick(gameId: string, seconds: number, outcome: "ok" | "failed"): void;
   step(gameId: string, step: TickStep, seconds: number): void;
-  queue(tenantId: string, gameId: string, waiting: number, oldestWaitSeconds: number): void;
   expired(gameId: string, count: number): void;
 }
 
@@ -167,8 +166,6 @@ export class MatchmakingLoop {
   private async matchWaiting(tenantId: string, game: GameConfig, step: StepTimer): Promise<void> {
     const waiting = await step("waiting", () => this.deps.queue.waiting(tenantId, game.gameId));
     const now = this.deps.clock.now();
-    const oldest = waiting.reduce((t, p) => Math.min(t, p.joinedAt.getTime()), now.getTime());
-    this.deps.metrics?.queue(tenantId, game.gameId, waiting.length, (now.getTime() - oldest) / 1000);
     if (waiting.length < game.numTeams * game.numPlayersPerTeam) return;
     const answer = await step("matchmaker", () =>
       this.deps.matchmaker.match(matchmakingRequest(game, waiting, now), `mm-${randomUUID()}`),
