@@ -58,6 +58,14 @@ describe("the queue gauges", () => {
     await h.stats.loop.runOnce();
     const matches = await api.post("/games/ranked/matches").expect(200);
     expect(matches.body).toHaveLength(1);
+    // Submit to suggestion: three players waited 19 s, the fourth 7 s.
+    const scrape = (await h.http.get("/metrics").expect(200)).text;
+    const waited = (series: string) =>
+      new RegExp(
+        `^stats_queue_wait_to_suggestion_seconds_${series}[^}]*game="ranked"[^}]*\\} (\\d+)$`,
+        "m",
+      ).exec(scrape)?.[1];
+    expect([waited("count\\{"), waited("sum\\{"), waited('bucket\\{le="10"')]).toEqual(["4", "64", "1"]);
     h.clock.advance(60_000);
     await h.stats.loop.runOnce();
     expect(await gauge("stats_queue_waiting_players", tenant)).toEqual({});

@@ -26,10 +26,20 @@ export function loopMetrics() {
     labelNames: ["game"] as const,
     registers: [],
   });
+  const waitToSuggestion = new Histogram({
+    name: "stats_queue_wait_to_suggestion_seconds",
+    help: "Time from a player joining the queue to its place in a stored match suggestion (a requeued player keeps its join time)",
+    labelNames: ["game"] as const,
+    buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600],
+    registers: [],
+  });
   const loop: LoopMetrics = {
     tick: (game, seconds, outcome) => tickSeconds.observe({ game, outcome }, seconds),
     step: (game, step, seconds) => tickStepSeconds.observe({ game, step }, seconds),
     expired: (game, n) => playersExpired.inc({ game }, n),
+    suggested(game, waits) {
+      for (const seconds of waits) waitToSuggestion.observe({ game }, seconds);
+    },
   };
-  return { all: [tickSeconds, tickStepSeconds, playersExpired], loop };
+  return { all: [tickSeconds, tickStepSeconds, playersExpired, waitToSuggestion], loop };
 }
