@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +31,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] | string; disable?: boolean };
   ports?: unknown[];
+  profiles?: string[];
   restart?: string;
   volumes?: Array<string | { source?: string; target: string; type?: string }>;
 }
@@ -181,10 +182,34 @@ describe("docker-compose.yml", () => {
 
   it("publishes the gateway, the matchmaker, the license service and mailpit's UI; stats, PostgreSQL and Redis stay internal", () => {
     const published = Object.entries(services)
-      .filter(([, s]) => (s.ports ?? []).length > 0)
+      .filter(([, s]) => (s.ports ?? []).length > 0 && s.profiles === undefined)
       .map(([name]) => name)
       .sort();
     expect(published).toEqual(["gateway", "license", "mailpit", "matchmaker"]);
+  });
+
+  it("keeps Prometheus and Grafana in the profile `monitoring`, on the host's loopback, with the infra files they read", () => {
+    // Compose v2 lists a profile's services only when it is active; v1 lists them all.
+    const withMonitoring = composeConfig({ ...secrets, COMPOSE_PROFILES: "monitoring" }).services;
+    const monitoring = Object.entries(withMonitoring)
+      .filter(([, s]) => s.profiles !== undefined)
+      .map(([name]) => name)
+      .sort();
+    expect(monitoring).toEqual(["grafana", "prometheus"]);
+    for (const name of monitoring) {
+      const service = withMonitoring[name]!;
+      expect(service.profiles).toEqual(["monitoring"]);
+      expect(service.image).toMatch(/^(prom\/prometheus|grafana\/grafana):v?\d+\.\d+\.\d+$/);
+      for (const port of service.ports ?? []) {
+        const hostIp = typeof port === "string" ? port.split(":")[0] : (port as { host_ip?: string }).host_ip;
+        expect(`${name} ${hostIp}`).toBe(`${name} 127.0.0.1`);
+      }
+      const mounted = (service.volumes ?? []).map((v) =>
+        typeof v === "string" ? v.split(":")[0]! : v.source!,
+      );
+      for (const source of mounted.filter((s) => s.startsWith("/") || s.startsWith(".")))
+        expect(`${source}: ${existsSync(source)}`).toBe(`${source}: true`);
+    }
   });
 
   it("points every service URL at a service of the file and the port its image exposes", () => {

@@ -26,6 +26,7 @@ import { playerOperations } from "./players/player-operations.js";
 import { PlayerStatsService } from "./players/player-stats.js";
 import { PlayerStatsStore } from "./players/player-stats-store.js";
 import { noPusher, type Pusher } from "./push/pusher.js";
+import { queueMetrics } from "./queue/queue-metrics.js";
 import { queueOperations } from "./queue/queue-operations.js";
 import { QueueStore } from "./queue/queue-store.js";
 import { seasonOperations } from "./seasons/season-operations.js";
@@ -194,6 +195,7 @@ function createHostedQueue(deps: StatsAppDeps, statistics: ReturnType<typeof cre
     ? undefined
     : new MatchmakerClient(config.MATCHMAKER_URL, config.MATCHMAKER_TIMEOUT_MS);
   const ticks = loopMetrics();
+  const queueGauges = queueMetrics({ queue: forRequests.queue, clock, logger });
   const loop = new MatchmakingLoop({
     games,
     ...forLoop,
@@ -207,5 +209,5 @@ function createHostedQueue(deps: StatsAppDeps, statistics: ReturnType<typeof cre
   const closeClients = async () => {
     await matchmakerClient?.close();
   };
-  return { ...forRequests, loop, closeClients, metrics: ticks.all };
+  return { ...forRequests, loop, closeClients, metrics: [...ticks.all, ...queueGauges.all] };
 }

@@ -7,11 +7,23 @@ export interface ServiceMetrics {
   httpDuration: Histogram<"method" | "route" | "status">;
 }
 
+/**
+ * prom-client's defaults that break Prometheus' naming rules (`promtool check metrics`: a gauge
+ * must not end in `_total`). Each only sums a gauge it also exports by `type`
+ * (`nodejs_active_handles{type}`, …), so the total stays one `sum without (type) (…)` away.
+ */
+export const DROPPED_DEFAULT_METRICS = Object.freeze([
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+]);
+
 /** A registry per app (not prom-client's global one) so several apps can live in one test process. */
 export function createMetrics(service: string): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  for (const name of DROPPED_DEFAULT_METRICS) registry.removeSingleMetric(name);
   const httpDuration = new Histogram({
     name: "http_request_duration_seconds",
     help: "HTTP request duration by method, matched route and status",

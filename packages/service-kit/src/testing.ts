@@ -2,6 +2,7 @@
  * Helpers for tests that run services as real processes or servers (`@arena/service-kit/testing`;
  * not part of the kit's main entry, so no app loads them).
  */
+import { spawnSync } from "node:child_process";
 import { Agent, get as httpGet } from "node:http";
 import { createServer } from "node:net";
 
@@ -134,4 +135,14 @@ export async function untilReady<T extends { status: number }>(
     answer = await get();
   }
   return answer;
+}
+
+/**
+ * Runs a `/metrics` text through Prometheus' own linter (`promtool check metrics`, from the
+ * `prometheus` package): its exit code and what it printed (empty when every rule holds).
+ */
+export function promtoolCheckMetrics(text: string): { status: number | null; output: string } {
+  const run = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8", timeout: 30_000 });
+  if (run.error) throw run.error;
+  return { status: run.status, output: `${run.stdout}${run.stderr}`.trim() };
 }

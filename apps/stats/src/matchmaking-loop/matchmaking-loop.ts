@@ -13,8 +13,9 @@ import type { GameLocks } from "./game-lock.js";
 export interface LoopMetrics {
   tick(gameId: string, seconds: number, outcome: "ok" | "failed"): void;
   step(gameId: string, step: TickStep, seconds: number): void;
-  queue(tenantId: string, gameId: string, waiting: number, oldestWaitSeconds: number): void;
   expired(gameId: string, count: number): void;
+  /** How long each player of the stored suggestions waited, from joining the queue. */
+  suggested(gameId: string, waitsSeconds: readonly number[]): void;
 }
 
 /** The steps of a tick, timed one by one (`stats_matchmaking_tick_step_seconds`). */
@@ -167,13 +168,11 @@ export class MatchmakingLoop {
   private async matchWaiting(tenantId: string, game: GameConfig, step: StepTimer): Promise<void> {
     const waiting = await step("waiting", () => this.deps.queue.waiting(tenantId, game.gameId));
     const now = this.deps.clock.now();
-    const oldest = waiting.reduce((t, p) => Math.min(t, p.joinedAt.getTime()), now.getTime());
-    this.deps.metrics?.queue(tenantId, game.gameId, waiting.length, (now.getTime() - oldest) / 1000);
     if (waiting.length < game.numTeams * game.numPlayersPerTeam) return;
     const answer = await step("matchmaker", () =>
       this.deps.matchmaker.match(matchmakingRequest(game, waiting, now), `mm-${randomUUID()}`),
     );
-    await step("store", () =>
+    const stored = await step("store", () =>
       this.deps.lifecycle.storeSuggestions(
         tenantId,
         game.gameId,
@@ -181,6 +180,16 @@ export class MatchmakingLoop {
         game.confirmationTimeout,
       ),
     );
+    if (this.deps.metrics && stored.length > 0) {
+      const joinedAt = new Map(waiting.map((p) => [p.playerId, p.joinedAt.getTime()]));
+      const storedAt = this.deps.clock.now().getTime();
+      const waits = stored.flatMap((m) =>
+        m.teams.flatMap((t) =>
+          t.players.map((p) => (storedAt - (joinedAt.get(p.playerId) ?? storedAt)) / 1000),
+        ),
+      );
+      this.deps.metrics.suggested(game.gameId, waits);
+    }
   }
 
   /** Runs one step of a game's tick and reports its time (failed steps too). */

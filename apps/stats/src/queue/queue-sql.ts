@@ -134,3 +134,18 @@ export const ACTIVE_GAMES = new SqlStatement<[], { tenant_id: string; game_id: s
    UNION
    SELECT DISTINCT tenant_id, game_id FROM backfill_requests WHERE state = 'searching'`,
 );
+
+/**
+ * Per tenant and game with waiting players: how many wait, and when the longest-waiting joined
+ * (the queue gauges, read at each scrape). At most `$1` games, the longest waits first.
+ */
+export const WAITING_BY_GAME = new SqlStatement<
+  [number],
+  { tenant_id: string; game_id: string; waiting: number; oldest_joined_at: Date }
+>(
+  "queue_waiting_by_game",
+  `SELECT tenant_id, game_id, count(*)::int AS waiting, min(joined_at) AS oldest_joined_at
+     FROM queue_players WHERE state = 'waiting'
+    GROUP BY tenant_id, game_id
+    ORDER BY oldest_joined_at, tenant_id, game_id LIMIT $1`,
+);

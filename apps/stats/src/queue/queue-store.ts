@@ -23,10 +23,19 @@ import {
   type RatedRow,
   UNCONFIRMED_MATCHES_LOCKED,
   WAITING,
+  WAITING_BY_GAME,
 } from "./queue-sql.js";
 
 /** A game's matchmaking round takes at most this many waiting players, the longest waiting first. */
 export const MAX_PLAYERS_PER_ROUND = 20_000;
+/** One game's waiting players as the queue gauges show them. */
+export interface GameQueueLength {
+  tenantId: string;
+  gameId: string;
+  waiting: number;
+  oldestJoinedAt: Date;
+}
+
 /** PostgreSQL's unique_violation: a player already in the tenant's queue. */
 const UNIQUE_VIOLATION = "23505";
 
@@ -209,5 +218,16 @@ export class QueueStore {
   async activeGames(): Promise<Array<{ tenantId: string; gameId: string }>> {
     const res = await ACTIVE_GAMES.run(this.deps.pool);
     return res.rows.map((r) => ({ tenantId: r.tenant_id, gameId: r.game_id }));
+  }
+
+  /** Every game with waiting players (at most `limit`, the longest waits first): the queue gauges. */
+  async waitingByGame(limit: number): Promise<GameQueueLength[]> {
+    const res = await WAITING_BY_GAME.run(this.deps.pool, limit);
+    return res.rows.map((r) => ({
+      tenantId: r.tenant_id,
+      gameId: r.game_id,
+      waiting: r.waiting,
+      oldestJoinedAt: r.oldest_joined_at,
+    }));
   }
 }
