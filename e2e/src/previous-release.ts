@@ -30,7 +30,8 @@ export function newestMigration(): string {
     const dir = join(root, "apps", app, "prisma", "migrations");
     if (!existsSync(dir)) continue;
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) all.push({ name: entry.name, path: `apps/${app}/prisma/migrations/${entry.name}` });
+      if (entry.isDirectory())
+        all.push({ name: entry.name, path: `apps/${app}/prisma/migrations/${entry.name}` });
     }
   }
   all.sort((a, b) => a.name.localeCompare(b.name));
@@ -61,7 +62,9 @@ function run(cmd: string, args: string[], cwd: string): void {
     maxBuffer: 64 * 1024 * 1024,
   });
   if (result.status !== 0) {
-    throw new Error(`${cmd} ${args.join(" ")} failed in ${cwd}:\n${(result.stdout + result.stderr).slice(-4000)}`);
+    throw new Error(
+      `${cmd} ${args.join(" ")} failed in ${cwd}:\n${(result.stdout + result.stderr).slice(-4000)}`,
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from "@jest/globals";
-import { provisionTenant } from "../src/clients.js";
 import type { AppName } from "../../scripts/platform-wiring.mjs";
+import { provisionTenant } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
 import { buildRelease, newestMigration, previousReleaseCommit } from "../src/previous-release.js";
 import { type FlowStep, referenceFlow } from "../src/reference-flow.js";
@@ -46,16 +46,33 @@ afterEach(async () => {
 });
 
 describe("a rolling deploy", () => {
-  it("runs the previous release's apps on the newest schema", async () => {
-    const flow = await flowOn({ license: previous, matchmaker: previous, stats: previous, gateway: previous });
-    expect(outcomes(flow)).toEqual(outcomes(current));
-  }, FLOW_TIMEOUT_MS);
+  it(
+    "runs the previous release's apps on the newest schema",
+    async () => {
+      const flow = await flowOn({
+        license: previous,
+        matchmaker: previous,
+        stats: previous,
+        gateway: previous,
+      });
+      expect(outcomes(flow)).toEqual(outcomes(current));
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
-  it("runs the previous release's gateway against this release's stats", async () => {
-    expect(outcomes(await flowOn({ gateway: previous }))).toEqual(outcomes(current));
-  }, FLOW_TIMEOUT_MS);
+  it(
+    "runs the previous release's gateway against this release's stats",
+    async () => {
+      expect(outcomes(await flowOn({ gateway: previous }))).toEqual(outcomes(current));
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
-  it("runs this release's gateway against the previous release's stats and matchmaker", async () => {
-    expect(outcomes(await flowOn({ stats: previous, matchmaker: previous }))).toEqual(outcomes(current));
-  }, FLOW_TIMEOUT_MS);
+  it(
+    "runs this release's gateway against the previous release's stats and matchmaker",
+    async () => {
+      expect(outcomes(await flowOn({ stats: previous, matchmaker: previous }))).toEqual(outcomes(current));
+    },
+    FLOW_TIMEOUT_MS,
+  );
 });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { INTERNAL_API_VERSION, OLDEST_SUPPORTED_INTERNAL_API_VERSION } from "@arena/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type supertest from "supertest";
 import { createHarness, type Harness, type Instance, SERVICE_TOKEN } from "./harness.js";
 import { CONCRETE_OPERATIONS } from "./hosted-operations.js";
