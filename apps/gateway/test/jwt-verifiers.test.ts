@@ -179,12 +179,17 @@ describe("TOKEN_SIGNING_ALGORITHM=EdDSA, and a switch from it to RS256", () => {
     await seasons(h, after).expect(200);
   });
 
-  it("switched to RS256, signs with an RSA key from the next login; EdDSA tokens stay valid until they expire", async () => {
+  it("switched to RS256, signs on with the EdDSA key until a rotation makes an RSA one; EdDSA tokens stay valid until they expire", async () => {
     const eddsa = (await h.login("server-eu", clientId)).IdToken;
     const eddsaKid = decodeProtectedHeader(eddsa).kid!;
-    // A replica started a second later with the new setting (a rolling restart): its first login rotates.
+    // A replica of the new setting beside one of the old (a rolling deploy): the previous release
+    // verifies only EdDSA, so the new replica must not sign with RSA until a rotation.
     h.clock.advance(1_000);
     const switched = await h.startInstance({ TOKEN_SIGNING_ALGORITHM: "RS256" });
+    const stillEddsa = (await loginThrough(switched, clientId)).IdToken;
+    expect(decodeProtectedHeader(stillEddsa)).toMatchObject({ alg: "EdDSA", kid: eddsaKid });
+    // Once the deploy is done: the operator's rotation (or the scheduled one) makes the RSA key.
+    await switched.http.post("/admin/signing-keys/rotate").set(adminAuth).send({}).expect(201);
     const rs256 = (await loginThrough(switched, clientId)).IdToken;
     const rs256Kid = decodeProtectedHeader(rs256).kid!;
     expect(decodeProtectedHeader(rs256).alg).toBe("RS256");

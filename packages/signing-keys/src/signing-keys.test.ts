@@ -38,6 +38,7 @@ function memoryStore(): SigningKeyStore & { rows: StoredSigningKey[] } {
 }
 
 const SECRET = "a-long-enough-signing-key-secret-0123456789";
+const ROTATE_AFTER_MS = 30 * 86_400_000;
 
 function setupWith(algorithm: SigningAlgorithm) {
   let now = Date.parse("2026-11-23T10:00:00Z");
@@ -52,7 +53,7 @@ function setupWith(algorithm: SigningAlgorithm) {
       algorithm,
       secret: SECRET,
       sealingSalt: "arena-test",
-      rotateAfterMs: 30 * 86_400_000,
+      rotateAfterMs: ROTATE_AFTER_MS,
       signedTtlMs: 3_600_000,
       cacheTtlMs: 0,
       ...options,
@@ -153,15 +154,17 @@ describe.each(SIGNING_ALGORITHMS)("SigningKeys over a store, signing with %s", (
 });
 
 describe("a change of the signing algorithm", () => {
-  it("rotates to a key of the new algorithm at the next signature; the old key's tokens verify until they expire", async () => {
+  it("signs on with the current key until the next rotation, which makes a key of the new algorithm; the old key's tokens verify until they expire", async () => {
     const { keys: before, instance, advance, clock } = setupWith("EdDSA");
     const old = await sign(before);
     advance(60_000);
     const after = instance({ algorithm: "RS256" });
+    expect((await sign(after)).kid).toBe(old.kid);
+    const rotated = await after.rotate();
+    expect(rotated.algorithm).toBe("RS256");
     const fresh = await sign(after);
-    expect(fresh.kid).not.toBe(old.kid);
+    expect(fresh.kid).toBe(rotated.kid);
     expect(decodeProtectedHeader(fresh.token).alg).toBe("RS256");
-    expect(after.generation).toBe(1);
     const jwks = await after.publicJwks();
     expect(jwks.keys.map((k) => [k.kid, k.alg])).toEqual([
       [fresh.kid, "RS256"],
@@ -173,19 +176,29 @@ describe("a change of the signing algorithm", () => {
     expect((await after.publicJwks()).keys.map((k) => k.kid)).toEqual([fresh.kid]);
   });
 
-  it("keeps a key of the other algorithm a replica made after it started, so replicas never take turns", async () => {
+  it("makes a key of the new algorithm at the scheduled rotation", async () => {
+    const { keys: before, instance, advance } = setupWith("EdDSA");
+    const old = await sign(before);
+    const after = instance({ algorithm: "RS256" });
+    advance(ROTATE_AFTER_MS);
+    const fresh = await sign(after);
+    expect(fresh.kid).not.toBe(old.kid);
+    expect(decodeProtectedHeader(fresh.token).alg).toBe("RS256");
+  });
+
+  it("lets replicas of both settings sign with one key, so they never take turns", async () => {
     const { keys: oldSetting, instance, advance } = setupWith("EdDSA");
     const first = await sign(oldSetting);
-    advance(1_000);
     const newSetting = instance({ algorithm: "RS256" });
-    const rsa = await sign(newSetting);
     for (let round = 0; round < 3; round++) {
       advance(1_000);
-      expect((await sign(oldSetting)).kid).toBe(rsa.kid);
-      expect((await sign(newSetting)).kid).toBe(rsa.kid);
+      expect((await sign(oldSetting)).kid).toBe(first.kid);
+      expect((await sign(newSetting)).kid).toBe(first.kid);
     }
-    expect(rsa.kid).not.toBe(first.kid);
-    // An explicit rotation still makes a key of the rotating instance's own algorithm.
+    const rsa = await newSetting.rotate();
+    advance(61_000);
+    expect((await sign(oldSetting)).kid).toBe(rsa.kid);
+    // An explicit rotation makes a key of the rotating instance's own algorithm.
     expect((await oldSetting.rotate()).algorithm).toBe("EdDSA");
   });
 
@@ -194,7 +207,7 @@ describe("a change of the signing algorithm", () => {
     const eddsa = await sign(before);
     advance(1_000);
     const after = instance({ algorithm: "RS256" });
-    const rsa = await sign(after);
+    const rsa = await after.rotate();
     const rotated = await after.rotate({ revokePrevious: true });
     expect(rotated.algorithm).toBe("RS256");
     expect(rotated.revokedKids?.sort()).toEqual([eddsa.kid, rsa.kid].sort());

@@ -74,14 +74,12 @@ export function rotatedSigningKey(key: RotatedKey): {
 export class SigningKeys {
   private readonly sealingKey: Buffer;
   private readonly cacheTtlMs: number;
-  private readonly startedAt: number;
   private cached: { key: ActiveSigningKey; loadedAt: number } | undefined;
   private changes = 0;
 
   constructor(private readonly options: SigningKeysOptions) {
     this.sealingKey = deriveSealingKey(options.secret, options.sealingSalt);
     this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
-    this.startedAt = options.clock.now().getTime();
   }
 
   /**
@@ -133,10 +131,14 @@ export class SigningKeys {
     return now - createdAt.getTime() >= this.options.rotateAfterMs;
   }
 
-  /** Whether `current` may go on signing: not due, and of this instance's algorithm or newer than it. */
+  /**
+   * Whether `current` may go on signing: until it is due, whatever its algorithm. A change of the
+   * algorithm setting takes effect at the next rotation (scheduled, or `rotate`), never at once: in
+   * a rolling deploy the previous release's replicas verify only the algorithm they knew, so a key
+   * of the new algorithm must not sign while they may still serve.
+   */
   private keeps(current: StoredSigningKey, now: number): boolean {
-    if (this.isDue(current.createdAt, now)) return false;
-    return keyAlgorithm(current) === this.options.algorithm || current.createdAt.getTime() > this.startedAt;
+    return !this.isDue(current.createdAt, now);
   }
 
   /** The stored key to sign with, if it may go on signing and can be unsealed. */
