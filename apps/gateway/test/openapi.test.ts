@@ -108,6 +108,36 @@ describe("GET /openapi.json", () => {
     }
   });
 
+  it("describes /auth's two Cognito operations: InitiateAuth and SRP's RespondToAuthChallenge", () => {
+    const auth = doc.paths["/auth"]!.post! as unknown as {
+      parameters: { name: string; schema: { enum: string[] } }[];
+      responses: Responses;
+    };
+    expect(auth.parameters.find((p) => p.name === "X-Amz-Target")!.schema.enum).toEqual([
+      "AWSCognitoIdentityProviderService.InitiateAuth",
+      "AWSCognitoIdentityProviderService.RespondToAuthChallenge",
+    ]);
+    const body = doc.components.requestBodies.CognitoRequest!.content["application/x-amz-json-1.1"]!
+      .schema as { oneOf: { required: string[] }[] };
+    expect(body.oneOf.map((s) => s.required)).toEqual([
+      expect.arrayContaining(["AuthFlow"]),
+      expect.arrayContaining(["ChallengeName", "ChallengeResponses"]),
+    ]);
+    expect(auth.responses["200"]!.content!["application/x-amz-json-1.1"]!.schema).toEqual({
+      anyOf: [
+        { $ref: "#/components/schemas/InitiateAuthResponse" },
+        { $ref: "#/components/schemas/RespondToAuthChallengeResponse" },
+      ],
+    });
+    const initiate = doc.components.schemas.InitiateAuthResponse as {
+      properties: Record<string, { enum?: string[]; properties?: Record<string, unknown> }>;
+    };
+    expect(initiate.properties.ChallengeName!.enum).toEqual(["PASSWORD_VERIFIER"]);
+    expect(Object.keys(initiate.properties.ChallengeParameters!.properties!)).toEqual(
+      expect.arrayContaining(["SALT", "SRP_B", "SECRET_BLOCK", "USER_ID_FOR_SRP"]),
+    );
+  });
+
   it("leaves a request field with a default optional, its schema inline under the request body", () => {
     const body = doc.components.requestBodies.GameConfigRequest!.content["application/json"]!.schema;
     expect(body).not.toHaveProperty("$ref");

@@ -58,12 +58,21 @@ describe("InitiateAuth request", () => {
     ).toEqual([{ pointer: "/AuthParameters/REFRESH_TOKEN", detail: "is required" }]);
   });
 
-  it("rejects a flow Cognito offers but this service does not", () => {
+  it("names the missing SRP_A of an SRP login", () => {
     expect(
       fieldErrorsOf(validateInitiateAuthRequest, { ...passwordLogin, AuthFlow: "USER_SRP_AUTH" }),
-    ).toEqual([
-      { pointer: "/AuthFlow", detail: 'must be one of "USER_PASSWORD_AUTH", "REFRESH_TOKEN_AUTH"' },
-    ]);
+    ).toEqual([{ pointer: "/AuthParameters/SRP_A", detail: "is required" }]);
+  });
+
+  it("rejects a flow Cognito offers but this service does not", () => {
+    expect(fieldErrorsOf(validateInitiateAuthRequest, { ...passwordLogin, AuthFlow: "CUSTOM_AUTH" })).toEqual(
+      [
+        {
+          pointer: "/AuthFlow",
+          detail: 'must be one of "USER_PASSWORD_AUTH", "USER_SRP_AUTH", "REFRESH_TOKEN_AUTH"',
+        },
+      ],
+    );
   });
 
   it("requires the client id", () => {
@@ -126,7 +135,12 @@ describe("admin API bodies", () => {
   it("accepts a tenant with a lowercase slug id and answers it with its creation time", () => {
     expect(validateCreateTenantRequest({ tenantId: "acme-games", name: "Acme Games" })).toBe(true);
     expect(
-      validateTenant({ tenantId: "acme-games", name: "Acme Games", createdAt: "2026-11-02T10:00:00.000Z" }),
+      validateTenant({
+        tenantId: "acme-games",
+        name: "Acme Games",
+        userPoolId: "eu-west-1_AcmeGames",
+        createdAt: "2026-11-02T10:00:00.000Z",
+      }),
     ).toBe(true);
   });
 
@@ -169,6 +183,8 @@ describe("admin API bodies", () => {
       "AccessToken",
       "IdToken",
       "PASSWORD",
+      "PASSWORD_CLAIM_SECRET_BLOCK",
+      "PASSWORD_CLAIM_SIGNATURE",
       "REFRESH_TOKEN",
       "RefreshToken",
       "SECRET_HASH",

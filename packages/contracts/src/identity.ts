@@ -154,7 +154,24 @@ export const InitiateAuthResponseSchema = {
   properties: {
     AuthenticationResult,
     ChallengeName: { type: "string", enum: CHALLENGE_NAMES },
-    ChallengeParameters: { type: "object", additionalProperties: { type: "string" } },
+    ChallengeParameters: {
+      type: "object",
+      // Named so that clients and generated types see the challenge; empty after a login.
+      properties: {
+        SALT: { type: "string", description: "PASSWORD_VERIFIER: the user's SRP salt, hex" },
+        SRP_B: { type: "string", description: "PASSWORD_VERIFIER: the server's public value B, hex" },
+        SECRET_BLOCK: {
+          type: "string",
+          description: "PASSWORD_VERIFIER: sent back unchanged as PASSWORD_CLAIM_SECRET_BLOCK",
+        },
+        USER_ID_FOR_SRP: {
+          type: "string",
+          description: "PASSWORD_VERIFIER: the name the password claim is computed with",
+        },
+        USERNAME: { type: "string", description: "PASSWORD_VERIFIER: the user the challenge is for" },
+      },
+      additionalProperties: { type: "string" },
+    },
   },
   additionalProperties: false,
 } as const;

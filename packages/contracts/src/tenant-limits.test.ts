@@ -34,7 +34,12 @@ describe("a tenant's limits (the admin API's PATCH /admin/tenants/{tenantId})", 
   });
 
   it("answers the tenant with the limits in force and its own, null where the default applies", () => {
-    const tenant = { tenantId: "acme", name: "Acme", createdAt: "2026-11-02T10:00:00.000Z" };
+    const tenant = {
+      tenantId: "acme",
+      name: "Acme",
+      userPoolId: "eu-west-1_Acme",
+      createdAt: "2026-11-02T10:00:00.000Z",
+    };
     expect(
       validateTenantDetails({
         ...tenant,

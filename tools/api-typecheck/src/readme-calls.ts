@@ -1,16 +1,19 @@
 /**
- * A typed openapi-fetch call of each REST example of the root README's hosted walkthrough and the
- * gateway README, against the types openapi-typescript generates from the gateway's /openapi.json.
- * Never run: `tsc --noEmit` compiles it, so a README body the document no longer accepts (a field
- * renamed, a default made required, a type changed) fails `pnpm test`. The calls follow the shapes
- * of the action table; the README's values are kept where the README gives them.
+ * A typed openapi-fetch call of each REST example of the root README (its quick try and its hosted
+ * walkthrough, in the walkthrough's order) and the gateway README, against the types
+ * openapi-typescript generates from the gateway's /openapi.json. Never run: `tsc --noEmit` compiles
+ * it, so a README body the document no longer accepts (a field renamed, a default made required, a
+ * type changed) fails `pnpm test`. The bodies are the README's; what the README reads from an answer
+ * (`$MATCH`, the teams, `$BACKFILL`) is read here from the typed answer the same way.
  */
 import createClient from "openapi-fetch";
-import type { paths } from "../generated/arena-api.js";
+import type { components, paths } from "../generated/arena-api.js";
 
 const api = createClient<paths>({ baseUrl: "http://127.0.0.1:8080" });
+const GAME = { gameId: "ranked-2v2" };
+const COGNITO = "application/x-amz-json-1.1";
 
-/** README "Log in": Cognito InitiateAuth with USER_PASSWORD_AUTH, then the IdToken. */
+/** READMEs "Log in": Cognito InitiateAuth with USER_PASSWORD_AUTH, then the IdToken. */
 export async function logIn(clientId: string, username: string, password: string): Promise<string> {
   const { data, error } = await api.POST("/auth", {
     params: { header: { "X-Amz-Target": "AWSCognitoIdentityProviderService.InitiateAuth" } },
@@ -20,7 +23,7 @@ export async function logIn(clientId: string, username: string, password: string
       AuthParameters: { USERNAME: username, PASSWORD: password },
     },
     bodySerializer: (body) => JSON.stringify(body),
-    headers: { "Content-Type": "application/x-amz-json-1.1" },
+    headers: { "Content-Type": COGNITO },
   });
   if (error !== undefined || data === undefined) throw new Error("login failed");
   const idToken: string | undefined = data.AuthenticationResult?.IdToken;
@@ -28,10 +31,60 @@ export async function logIn(clientId: string, username: string, password: string
   return idToken;
 }
 
-/** README "By REST": configure the game with the README's own body (defaults left out). */
+/**
+ * The gateway README's SRP login, as the document describes it: InitiateAuth USER_SRP_AUTH answers
+ * the PASSWORD_VERIFIER challenge, RespondToAuthChallenge answers the tokens.
+ */
+export async function srpChallenge(clientId: string, username: string, srpA: string) {
+  const { data } = await api.POST("/auth", {
+    params: { header: { "X-Amz-Target": "AWSCognitoIdentityProviderService.InitiateAuth" } },
+    body: {
+      AuthFlow: "USER_SRP_AUTH",
+      ClientId: clientId,
+      AuthParameters: { USERNAME: username, SRP_A: srpA },
+    },
+    bodySerializer: (body) => JSON.stringify(body),
+    headers: { "Content-Type": COGNITO },
+  });
+  // The answer is either operation's (the document cannot tie it to the header): narrow to InitiateAuth's.
+  if (data === undefined || !("ChallengeName" in data)) throw new Error("no challenge");
+  const challenge: "PASSWORD_VERIFIER" | undefined = data.ChallengeName;
+  const srpB: string | undefined = data.ChallengeParameters.SRP_B;
+  const block: string | undefined = data.ChallengeParameters.SECRET_BLOCK;
+  const userId: string | undefined = data.ChallengeParameters.USER_ID_FOR_SRP;
+  return { challenge, srpB, block, userId, salt: data.ChallengeParameters.SALT };
+}
+
+export async function srpAnswer(clientId: string, userId: string, block: string, signature: string) {
+  const { data } = await api.POST("/auth", {
+    params: { header: { "X-Amz-Target": "AWSCognitoIdentityProviderService.RespondToAuthChallenge" } },
+    body: {
+      ChallengeName: "PASSWORD_VERIFIER",
+      ClientId: clientId,
+      ChallengeResponses: {
+        USERNAME: userId,
+        PASSWORD_CLAIM_SECRET_BLOCK: block,
+        PASSWORD_CLAIM_SIGNATURE: signature,
+        TIMESTAMP: "Tue Mar 3 09:05:01 UTC 2026",
+      },
+    },
+    bodySerializer: (body) => JSON.stringify(body),
+    headers: { "Content-Type": COGNITO },
+  });
+  const idToken: string | undefined = data?.AuthenticationResult?.IdToken;
+  return idToken;
+}
+
+/** Root README's quick try and gateway README: the seasons with the IdToken. */
+export async function seasons(token: string) {
+  const { data } = await api.GET("/seasons", { headers: { Authorization: token } });
+  return data;
+}
+
+/** Walkthrough: the game mode with the README's own body (defaults left out). */
 export async function configureGame(token: string) {
   const { data } = await api.PUT("/games/{gameId}", {
-    params: { path: { gameId: "ranked-2v2" } },
+    params: { path: GAME },
     headers: { Authorization: token },
     body: { numTeams: 2, numPlayersPerTeam: 2, servers: ["eu-1", "us-1"], targetWaitingTime: 20 },
   });
@@ -39,106 +92,76 @@ export async function configureGame(token: string) {
   return confirmationTimeout;
 }
 
-/** Queue players (with `Prefer: return=representation`), list them, poll for suggestions. */
-export async function queueAndPoll(token: string) {
+type Suggestion = components["schemas"]["DeliveredMatchList"][number];
+
+/** Walkthrough: queue four players (two a party) with the representation, poll until matched. */
+export async function queueAndPoll(token: string): Promise<Suggestion[]> {
   const headers = { Authorization: token };
-  const queued = await api.POST("/games/{gameId}/players", {
-    params: { path: { gameId: "ranked-2v2" }, header: { Prefer: "return=representation" } },
+  const { data: queued } = await api.POST("/games/{gameId}/players", {
+    params: { path: GAME, header: { Prefer: "return=representation" } },
     headers,
     body: {
       players: [
         { playerId: "steam:1", servers: ["eu-1"] },
         { playerId: "steam:2" },
-        { playerId: "steam:3" },
-        { playerId: "steam:4" },
+        { playerId: "steam:3", partyName: "duo" },
+        { playerId: "steam:4", partyName: "duo" },
       ],
     },
   });
-  const party = await api.POST("/games/{gameId}/players", {
-    params: { path: { gameId: "ranked-2v2" } },
-    headers,
-    body: { partyName: "duo", players: [{ playerId: "steam:5" }, { playerId: "steam:6" }] },
-  });
-  const waiting = await api.GET("/games/{gameId}/players", {
-    params: { path: { gameId: "ranked-2v2" } },
-    headers,
-  });
-  const { data: matches } = await api.POST("/games/{gameId}/matches", {
-    params: { path: { gameId: "ranked-2v2" } },
-    headers,
-  });
-  const match: string | undefined = matches?.[0]?.id;
-  return { queued, party, waiting, match };
+  const queuedIds: (string | undefined)[] = (queued?.players ?? []).map((p) => p.playerId);
+  let suggestions: Suggestion[] = [];
+  while (suggestions.length === 0 && queuedIds.length > 0) {
+    const { data } = await api.POST("/games/{gameId}/matches", { params: { path: GAME }, headers });
+    suggestions = data ?? [];
+  }
+  return suggestions;
 }
 
-/** Confirm (no body), fail (players to remove), report the result, ask for a backfill. */
-export async function matchLife(token: string, matchId: string) {
+/**
+ * Walkthrough: confirm `$MATCH`, ask for a backfill, read its state, cancel it, complete with the
+ * teams as formed (the first team won: score 20, the second 10), then the player's statistics.
+ */
+export async function matchLife(token: string, [match]: Suggestion[]) {
+  if (match === undefined) throw new Error("no suggestion");
   const headers = { Authorization: token };
-  const path = { gameId: "ranked-2v2", matchId };
+  const path = { ...GAME, matchId: match.id };
   await api.POST("/games/{gameId}/matches/{matchId}/statuses/confirmed", { params: { path }, headers });
-  await api.POST("/games/{gameId}/matches/{matchId}/statuses/failed", {
-    params: { path, header: { Prefer: "return=representation" } },
-    headers,
-    body: { remove: ["steam:4"] },
-  });
-  await api.POST("/games/{gameId}/matches/{matchId}/statuses/completed", {
-    params: { path },
-    headers,
-    body: {
-      teams: [
-        {
-          rank: 0,
-          players: [
-            { playerId: "steam:1", score: 31 },
-            { playerId: "steam:3", score: 12 },
-          ],
-        },
-        {
-          rank: 1,
-          players: [
-            { playerId: "steam:2", score: 20 },
-            { playerId: "steam:4", score: 9 },
-          ],
-        },
-      ],
-    },
-  });
   const { data: backfill } = await api.POST("/games/{gameId}/matches/{matchId}/backfill", {
     params: { path },
     headers,
     body: { droppedPlayerId: "steam:4" },
   });
-  const requestId: string | undefined = backfill?.backfillingRequestId;
-  return requestId;
-}
-
-/** Leaderboards, a player's statistics and history, the seasons. */
-export async function statistics(token: string) {
-  const headers = { Authorization: token };
-  const top = await api.POST("/games/{gameId}/leaderboard", {
-    params: { path: { gameId: "ranked-2v2" } },
-    headers,
-    body: { count: 10 },
-  });
-  const around = await api.POST("/games/{gameId}/leaderboard", {
-    params: { path: { gameId: "ranked-2v2" } },
-    headers,
-    body: { count: 5, playerId: "steam:1" },
-  });
-  const stats = await api.GET("/players/{playerId}", { params: { path: { playerId: "steam:1" } }, headers });
-  const history = await api.GET("/players/{playerId}/history", {
-    params: { path: { playerId: "steam:1" }, query: { limit: 20 } },
+  const backfillingRequestId: string = backfill?.backfillingRequestId ?? "";
+  const backfillPath = { ...path, backfillingRequestId };
+  const { data: state } = await api.GET("/games/{gameId}/matches/{matchId}/backfill/{backfillingRequestId}", {
+    params: { path: backfillPath },
     headers,
   });
-  const seasons = await api.GET("/seasons", { headers });
-  const next = await api.POST("/seasons", { headers, body: {} });
-  return { top, around, stats, history, seasons, next };
+  await api.DELETE("/games/{gameId}/matches/{matchId}/backfill/{backfillingRequestId}", {
+    params: { path: backfillPath },
+    headers,
+  });
+  const teams = match.teams.map((team, rank) => ({
+    rank,
+    players: team.players.map(({ playerId }) => ({ playerId, score: 20 - 10 * rank })),
+  }));
+  const { data: completed } = await api.POST("/games/{gameId}/matches/{matchId}/statuses/completed", {
+    params: { path },
+    headers,
+    body: { teams },
+  });
+  const { data: player } = await api.GET("/players/{playerId}", {
+    params: { path: { playerId: "steam:1" } },
+    headers,
+  });
+  return { state, completed, player };
 }
 
 /** The check checks: a body the document does not accept must not compile. */
 export async function refused(token: string) {
   await api.PUT("/games/{gameId}", {
-    params: { path: { gameId: "ranked-2v2" } },
+    params: { path: GAME },
     headers: { Authorization: token },
     // @ts-expect-error numTeams is a number, and numPlayersPerTeam is required
     body: { numTeams: "2", servers: ["eu-1"] },

@@ -4,7 +4,7 @@ import {
   openApiComponentSchemas,
   type SchemaName,
 } from "@arena/contracts";
-import { INITIATE_AUTH_TARGET } from "../identity/cognito-routes.js";
+import { INITIATE_AUTH_TARGET, RESPOND_TO_AUTH_CHALLENGE_TARGET } from "../identity/cognito-routes.js";
 import { problemResponses } from "./problem-responses.js";
 import type { RequestBodies } from "./request-bodies.js";
 
@@ -19,10 +19,20 @@ const schemaRef = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` 
  */
 export const COGNITO_TARGETS: readonly { target: string; request: SchemaName; response: SchemaName }[] = [
   { target: INITIATE_AUTH_TARGET, request: "InitiateAuthRequest", response: "InitiateAuthResponse" },
+  {
+    target: RESPOND_TO_AUTH_CHALLENGE_TARGET,
+    request: "RespondToAuthChallengeRequest",
+    response: "RespondToAuthChallengeResponse",
+  },
 ];
 
-/** One schema, or the choice between several (each target's own). */
-const oneOfOrOnly = (schemas: Json[]): Json => (schemas.length === 1 ? schemas[0]! : { oneOf: schemas });
+/**
+ * One schema, or the choice between several (each target's own). Requests are `oneOf`: each
+ * target's request requires its own field (`AuthFlow`, `ChallengeName`). Answers are `anyOf`: a
+ * login's tokens are a valid answer of both operations, which `oneOf` would reject.
+ */
+const choiceOf = (keyword: "oneOf" | "anyOf", schemas: Json[]): Json =>
+  schemas.length === 1 ? schemas[0]! : { [keyword]: schemas };
 
 function cognitoError(description: string): Json {
   return { description, content: { [AMZ_JSON]: { schema: schemaRef("CognitoError") } } };
@@ -50,15 +60,26 @@ function authPath(bodies: RequestBodies): Json {
       ],
       requestBody: bodies.refTo(
         "CognitoRequest",
-        oneOfOrOnly(COGNITO_TARGETS.map((t) => schemas[t.request])),
+        choiceOf(
+          "oneOf",
+          COGNITO_TARGETS.map((t) => schemas[t.request]),
+        ),
         {
           mediaType: AMZ_JSON,
         },
       ),
       responses: {
         "200": {
-          description: "The operation's response (tokens for a login)",
-          content: { [AMZ_JSON]: { schema: oneOfOrOnly(COGNITO_TARGETS.map((t) => schemaRef(t.response))) } },
+          description:
+            "The operation's response: tokens for a login, or for `USER_SRP_AUTH` the `PASSWORD_VERIFIER` challenge (`ChallengeParameters` `SALT`, `SRP_B`, `SECRET_BLOCK`, `USER_ID_FOR_SRP`) that RespondToAuthChallenge answers",
+          content: {
+            [AMZ_JSON]: {
+              schema: choiceOf(
+                "anyOf",
+                COGNITO_TARGETS.map((t) => schemaRef(t.response)),
+              ),
+            },
+          },
         },
         "400": cognitoError(
           "`NotAuthorizedException`, `InvalidParameterException`, `ResourceNotFoundException`, `TooManyRequestsException` or `UnknownOperationException`",
