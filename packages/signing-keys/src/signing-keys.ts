@@ -2,7 +2,6 @@ import type { JWK } from "jose";
 import {
   type ActiveSigningKey,
   createKeyPair,
-  keyAlgorithm,
   type SigningAlgorithm,
   unsealPrivateKey,
 } from "./key-algorithms.js";
