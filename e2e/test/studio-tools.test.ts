@@ -10,6 +10,7 @@ import {
   validateServerResponse,
 } from "@arena/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import createClient from "openapi-fetch";
 import pg from "pg";
 import {
   type Delivered,
@@ -235,4 +236,58 @@ describe("pg_dump and pg_restore of stats' database", () => {
     const rebuilds = /^stats_leaderboard_rebuilds_total(?:\{[^}]*\})? (\d+)/m.exec(metrics);
     expect(Number(rebuilds?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
   }, 180_000);
+});
+
+describe("openapi-fetch calls the API its document describes", () => {
+  it("configures a game, queues a party and a player, and reads the queue back through the document's paths", async () => {
+    const { token } = await newTenant(platform);
+    const document = (await (await fetch(`${platform.gateway.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    // The paths called below are the document's own, so a renamed path fails here, not in a studio.
+    for (const [path, method] of [
+      ["/games/{gameId}", "put"],
+      ["/games/{gameId}/players", "post"],
+      ["/games/{gameId}/players", "get"],
+    ] as const) {
+      expect(document.paths[path]?.[method]).toBeDefined();
+    }
+    const api = createClient<never>({ baseUrl: platform.gateway.url, headers: { Authorization: token } });
+    const call = api as unknown as Record<
+      "PUT" | "POST" | "GET",
+      (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>
+    >;
+    const gameId = "fetch-2v2";
+    const configured = await call.PUT("/games/{gameId}", {
+      params: { path: { gameId } },
+      body: { numTeams: 2, numPlayersPerTeam: 2, servers: ["eu-1"], targetWaitingTime: 30 },
+    });
+    expect(configured.response.status).toBe(200);
+    expect(configured.data).toMatchObject({ numTeams: 2, numPlayersPerTeam: 2 });
+    const queued = await call.POST("/games/{gameId}/players", {
+      params: { path: { gameId } },
+      headers: { Prefer: "return=representation" },
+      body: {
+        players: [
+          { playerId: "f-1", partyName: "duo" },
+          { playerId: "f-2", partyName: "duo" },
+          { playerId: "f-3" },
+        ],
+      },
+    });
+    expect(queued.response.status).toBe(201);
+    const listed = await call.GET("/games/{gameId}/players", { params: { path: { gameId } } });
+    expect(listed.response.status).toBe(200);
+    expect((listed.data as Array<{ playerId: string }>).map((p) => p.playerId).sort()).toEqual([
+      "f-1",
+      "f-2",
+      "f-3",
+    ]);
+    const refused = await call.PUT("/games/{gameId}", {
+      params: { path: { gameId } },
+      body: { numTeams: 0 },
+    });
+    expect(refused.response.status).toBe(400);
+    expect(refused.error).toMatchObject({ code: "VALIDATION_FAILED" });
+  });
 });
