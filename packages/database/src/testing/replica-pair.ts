@@ -120,8 +120,15 @@ export async function startReplicaPair(): Promise<ReplicaPair> {
     await stop();
     throw err;
   }
-  const primaryUrl = `postgresql://postgres@127.0.0.1:${primaryPort}/postgres`;
-  const replicaUrl = `postgresql://postgres@127.0.0.1:${replicaPort}/postgres`;
+  return replayControls(
+    `postgresql://postgres@127.0.0.1:${primaryPort}/postgres`,
+    `postgresql://postgres@127.0.0.1:${replicaPort}/postgres`,
+    stop,
+  );
+}
+
+/** The pair's URLs and the standby's replay switches, over short-lived connections. */
+function replayControls(primaryUrl: string, replicaUrl: string, stop: () => Promise<void>): ReplicaPair {
   return {
     primaryUrl,
     replicaUrl,
