@@ -1,5 +1,5 @@
 export { type CreateMigrationOptions, createMigration, migrationSlug } from "./create-migration.js";
-export { databaseConfigProperties } from "./database-config.js";
+export { databaseConfigProperties, migrationDatabaseUrl } from "./database-config.js";
 export { databaseUrlFromEnv } from "./database-url.js";
 export { type MigrateDatabaseOptions, MigrationHistoryError, migrateDatabase } from "./migrate-database.js";
 export { runMigrationJob } from "./migration-job.js";

@@ -1,5 +1,6 @@
 import type { Database, SqlPool } from "../db.js";
 import type { BoardEntry, BoardRef, BoardSource } from "../leaderboards/leaderboard-store.js";
+import { ReadReplica } from "../read-replica.js";
 import { BOARD_ENTRIES, BOARD_PAGE, type BoardRow } from "./player-stats-sql.js";
 
 export interface PlayerTotals {
@@ -47,13 +48,24 @@ export interface HistoryFilter {
   limit: number;
 }
 
-/** Reads of players' statistics in PostgreSQL (the completion writes them, in matches/). */
+/**
+ * Reads of players' statistics in PostgreSQL (the completion writes them, in matches/). Statistics,
+ * totals and history come from the read replica when there is one (a result shows there within
+ * the replica's lag); rebuild pages from it once it has caught up; the outbox's entries from the
+ * primary.
+ */
 export class PlayerStatsStore implements BoardSource {
   constructor(
-    private readonly db: Database,
+    /** The primary, for the outbox's entries. */
+    db: Database,
     /** Rebuild pages go straight to pg: a million rows through Prisma cost seconds of CPU. */
     private readonly pool: SqlPool,
+    private readonly replica = new ReadReplica({ db, pool }),
   ) {}
+
+  private get db(): Database {
+    return this.replica.reads.db;
+  }
 
   async totals(tenantId: string, playerId: string): Promise<PlayerTotals | undefined> {
     const row = await this.db.player.findUnique({
@@ -84,7 +96,7 @@ export class PlayerStatsStore implements BoardSource {
   /** A page of a board's entries, by playerId (the primary key's order): what a rebuild reads. */
   async page(board: BoardRef, afterPlayerId: string | undefined, limit: number): Promise<BoardEntry[]> {
     const { rows } = await BOARD_PAGE.run(
-      this.pool,
+      (await this.replica.current()).pool,
       board.tenantId,
       board.gameId,
       board.season,
