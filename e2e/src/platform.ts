@@ -84,6 +84,11 @@ export interface PlatformOptions {
   env?: Partial<Record<AppName, Record<string, string>>>;
   /** Extra environment of one stats replica (0 is the one the gateway calls). */
   statsEnv?: (replica: number) => Record<string, string>;
+  /**
+   * How an app reaches its database, given the database's direct URL (where it was created and
+   * migrated): environment on top of the wiring's, e.g. a DATABASE_URL through PgBouncer.
+   */
+  databaseEnv?: (app: DatabaseApp, databaseUrl: string) => Record<string, string>;
 }
 
 export interface Platform {
@@ -212,7 +217,9 @@ export class PlatformLaunch {
   /** Starts the app with its environment on this platform, on a free port of its own, `extra` on top. */
   async start(app: AppName, extra: Record<string, string> = {}): Promise<AppProcess> {
     this.ports[app] = await freePort();
-    const proc = await startApp(app, { ...appEnvironment(app, this.wiring), ...extra });
+    const direct = this.databaseUrls[app as DatabaseApp];
+    const database = direct ? this.options.databaseEnv?.(app as DatabaseApp, direct) : undefined;
+    const proc = await startApp(app, { ...appEnvironment(app, this.wiring), ...database, ...extra });
     this.started.push(proc);
     return proc;
   }
