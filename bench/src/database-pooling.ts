@@ -96,13 +96,13 @@ export async function runPoolingBenchmark(root: string): Promise<PoolingBenchRep
   return { connections: CONNECTIONS, serverConnections: SERVER_CONNECTIONS, runs };
 }
 
-/** The same database for every setup: confirmed 2v2 matches to complete, delivered ones to confirm. */
+/** The same database for every setup: confirmed 2v2 matches to complete, suggested ones to confirm. */
 async function seed(databaseUrl: string): Promise<void> {
   const seeder = await StatsSeeder.connect(databaseUrl);
   try {
     await seeder.reset();
     await seeder.matches(TENANT, GAME, "a", COMPLETIONS, 2, 2);
-    await seeder.matches(TENANT, GAME, "b", CONFIRMATIONS, 2, 2, "delivered");
+    await seeder.matches(TENANT, GAME, "b", CONFIRMATIONS, 2, 2, "suggested");
   } finally {
     await seeder.close();
   }

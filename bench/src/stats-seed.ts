@@ -57,7 +57,7 @@ export class StatsSeeder {
     count: number,
     numTeams: number,
     teamSize: number,
-    status: "confirmed" | "delivered" = "confirmed",
+    status: "confirmed" | "suggested" = "confirmed",
   ) {
     const perMatch = numTeams * teamSize;
     await this.client.query(
