@@ -1,6 +1,8 @@
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { migrateDatabase, withDatabaseName } from "@arena/database";
 import { type PgBouncer, startPgBouncer } from "@arena/database/testing";
+import { round } from "./http-timing.js";
 import { type Service, startService, stopService } from "./processes.js";
 import { CONNECTIONS, type LoadResult, loadTest } from "./stats-load.js";
 import { StatsSeeder, seededCompletion, seededMatchId } from "./stats-seed.js";
@@ -15,6 +17,11 @@ export interface PoolingBenchReport {
   /** PgBouncer's server connections per database (`default_pool_size`). */
   serverConnections: number;
   runs: Array<{ setup: string; completions: LoadResult; confirmations: LoadResult }>;
+  /**
+   * The machine's 1-minute load average before and after the runs: above its core count, other
+   * work competed for the CPU and the setups' figures compare only roughly.
+   */
+  loadAverage: { before: number; after: number };
 }
 
 const SERVICE_TOKEN = "bench-service-token-0123456789";
@@ -61,6 +68,7 @@ export async function runPoolingBenchmark(root: string): Promise<PoolingBenchRep
     },
   });
   const runs: PoolingBenchReport["runs"] = [];
+  const before = round(loadavg()[0]!, 1);
   try {
     for (const setup of SETUPS) {
       await seed(direct);
@@ -93,7 +101,8 @@ export async function runPoolingBenchmark(root: string): Promise<PoolingBenchRep
   } finally {
     await bouncer.stop();
   }
-  return { connections: CONNECTIONS, serverConnections: SERVER_CONNECTIONS, runs };
+  const loadAverage = { before, after: round(loadavg()[0]!, 1) };
+  return { connections: CONNECTIONS, serverConnections: SERVER_CONNECTIONS, runs, loadAverage };
 }
 
 /** The same database for every setup: confirmed 2v2 matches to complete, suggested ones to confirm. */
@@ -143,7 +152,7 @@ export function poolingMarkdown(r: PoolingBenchReport): string {
   });
   return [
     "",
-    `**PostgreSQL behind PgBouncer** (BENCH_ONLY=pooling; stats with ${r.connections} autocannon connections, the same seeded database each time: ${COMPLETIONS.toLocaleString("en")} 2v2 completions, then ${CONFIRMATIONS.toLocaleString("en")} confirmations; Debian's PgBouncer 1.18 with ${r.serverConnections} server connections, on the same machine). Transaction pooling runs with \`DATABASE_POOL_MODE=transaction\`: the completion's four statements and the confirmation are sent unprepared, parsed and planned on every run.`,
+    `**PostgreSQL behind PgBouncer** (BENCH_ONLY=pooling; stats with ${r.connections} autocannon connections, the same seeded database each time: ${COMPLETIONS.toLocaleString("en")} 2v2 completions, then ${CONFIRMATIONS.toLocaleString("en")} confirmations; Debian's PgBouncer 1.18 with ${r.serverConnections} server connections, on the same machine). Transaction pooling runs with \`DATABASE_POOL_MODE=transaction\`: the completion's four statements and the confirmation are sent unprepared, parsed and planned on every run. Load average ${r.loadAverage.before} before, ${r.loadAverage.after} after (the machine's cores: ${cpus().length}; above that, other work shared the CPU and the rows compare only roughly).`,
     "",
     "| setup | completions | p99 | confirmations | p99 | errors |",
     "|---|---|---|---|---|---|",

@@ -1,4 +1,4 @@
-import { Gauge } from "@arena/service-kit";
+import { Gauge, isDependencyUnreachable } from "@arena/service-kit";
 import type { Database, SqlPool } from "./db.js";
 
 /** A PostgreSQL server to read from: Prisma for the ordinary reads, the pool for the pages. */
@@ -24,9 +24,24 @@ export class ReadReplica {
     private readonly catchUpMs = DEFAULT_CATCH_UP_MS,
   ) {}
 
-  /** Where stale-tolerant reads go: the replica when there is one. */
-  get reads(): ReadTarget {
-    return this.replica ?? this.primary;
+  /** Whether reads have a replica to go to (DATABASE_READ_URL is set). */
+  get routed(): boolean {
+    return this.replica !== undefined;
+  }
+
+  /**
+   * Runs a stale-tolerant read on the replica when there is one; on the primary when there is
+   * none, or when the replica cannot be reached (down, restarting, out of connections): a replica
+   * outage costs the primary those reads, not the answers.
+   */
+  async read<T>(query: (target: ReadTarget) => Promise<T>): Promise<T> {
+    if (!this.replica) return query(this.primary);
+    try {
+      return await query(this.replica);
+    } catch (err) {
+      if (!isDependencyUnreachable(err)) throw err;
+      return query(this.primary);
+    }
   }
 
   /**
@@ -47,8 +62,10 @@ export class ReadReplica {
           "SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done",
           [rows[0]!.lsn],
         );
-        if (replayed.rows[0]?.done) return this.replica;
-        if (Date.now() >= deadline) return this.primary;
+        const done = replayed.rows[0]?.done;
+        if (done) return this.replica;
+        // null: not a standby (it replays no WAL), so nothing says how current it is.
+        if (done === null || done === undefined || Date.now() >= deadline) return this.primary;
         await new Promise((r) => setTimeout(r, CATCH_UP_POLL_MS));
       }
     } catch {
@@ -83,10 +100,11 @@ export class ReadReplica {
 
 /**
  * `stats_database_replica_lag_seconds` and `_bytes`, measured at each scrape (two small queries
- * on each server). Without a replica there is nothing to report; when a server does not answer,
- * the scrape has no sample (alert on `absent()`), and the error is logged.
+ * on each server); none without a replica. When a server does not answer they are NaN (a lag that
+ * is not known is not 0), and the error is logged.
  */
-export function replicaLagMetrics(replica: ReadReplica, onError: (err: unknown) => void) {
+export function replicaLagMetrics(replica: ReadReplica, onError: (err: unknown) => void): Gauge[] {
+  if (!replica.routed) return [];
   let pending: Promise<{ seconds: number; bytes: number } | undefined> | undefined;
   // One measurement serves both gauges of a scrape.
   const measure = () => {
@@ -95,18 +113,23 @@ export function replicaLagMetrics(replica: ReadReplica, onError: (err: unknown) 
     });
     return pending;
   };
-  const gauge = (name: string, help: string, pick: (lag: { seconds: number; bytes: number }) => number) =>
+  const gauge = (
+    name: string,
+    help: string,
+    pick: (lag: { seconds: number; bytes: number }) => number,
+    report: (err: unknown) => void,
+  ) =>
     new Gauge({
       name,
       help,
       registers: [],
       async collect() {
-        this.reset();
         try {
           const lag = await measure();
-          if (lag) this.set(pick(lag));
+          this.set(lag ? pick(lag) : Number.NaN);
         } catch (err) {
-          onError(err);
+          this.set(Number.NaN);
+          report(err);
         }
       },
     });
@@ -115,11 +138,14 @@ export function replicaLagMetrics(replica: ReadReplica, onError: (err: unknown) 
       "stats_database_replica_lag_seconds",
       "Seconds the read replica (DATABASE_READ_URL) is behind: since the last transaction it replayed, while WAL waits to be replayed",
       (lag) => lag.seconds,
+      onError,
     ),
     gauge(
       "stats_database_replica_lag_bytes",
       "Bytes of the primary's WAL the read replica has not replayed yet",
       (lag) => lag.bytes,
+      // The same failure as the seconds' (one measurement): logged once.
+      () => {},
     ),
   ];
 }

@@ -90,4 +90,14 @@ describe("reads routed to the read replica (DATABASE_READ_URL)", () => {
     expect(stats.body).toMatchObject({ totalMatchesPlayed: 2 });
     await h.as(T, "server").get("/players/cat").expect(200);
   });
+
+  it("answers from the primary while the replica is down, and the lag is not known (NaN)", async () => {
+    await pair.stopReplica();
+    const stats = await h.as(T, "server").get("/players/ann").expect(200);
+    expect(stats.body).toMatchObject({ totalMatchesPlayed: 2 });
+    await h.as(T, "server").get("/players/ann/history").expect(200);
+    await h.as(T).get("/seasons").expect(200);
+    const lag = await lagMetrics();
+    expect(lag.seconds).toBeNaN();
+  });
 });

@@ -63,34 +63,34 @@ export class PlayerStatsStore implements BoardSource {
     private readonly replica = new ReadReplica({ db, pool }),
   ) {}
 
-  private get db(): Database {
-    return this.replica.reads.db;
-  }
-
   async totals(tenantId: string, playerId: string): Promise<PlayerTotals | undefined> {
-    const row = await this.db.player.findUnique({
-      where: { tenantId_playerId: { tenantId, playerId } },
-      select: { totalMatches: true, totalWins: true, totalLosses: true, totalDraws: true },
-    });
+    const row = await this.replica.read(({ db }) =>
+      db.player.findUnique({
+        where: { tenantId_playerId: { tenantId, playerId } },
+        select: { totalMatches: true, totalWins: true, totalLosses: true, totalDraws: true },
+      }),
+    );
     return row ?? undefined;
   }
 
   async rows(tenantId: string, playerId: string, seasons: readonly number[]): Promise<StatsRow[]> {
-    return this.db.playerStat.findMany({
-      where: { tenantId, playerId, season: { in: [...seasons] } },
-      select: {
-        gameId: true,
-        season: true,
-        mu: true,
-        sigma: true,
-        rankingPoints: true,
-        wins: true,
-        losses: true,
-        draws: true,
-        matches: true,
-      },
-      orderBy: [{ season: "desc" }, { gameId: "asc" }],
-    });
+    return this.replica.read(({ db }) =>
+      db.playerStat.findMany({
+        where: { tenantId, playerId, season: { in: [...seasons] } },
+        select: {
+          gameId: true,
+          season: true,
+          mu: true,
+          sigma: true,
+          rankingPoints: true,
+          wins: true,
+          losses: true,
+          draws: true,
+          matches: true,
+        },
+        orderBy: [{ season: "desc" }, { gameId: "asc" }],
+      }),
+    );
   }
 
   /** A page of a board's entries, by playerId (the primary key's order): what a rebuild reads. */
@@ -119,31 +119,41 @@ export class PlayerStatsStore implements BoardSource {
   }
 
   async history(tenantId: string, playerId: string, filter: HistoryFilter): Promise<HistoryRow[]> {
-    const rows = await this.db.matchResult.findMany({
-      where: {
-        tenantId,
-        playerId,
-        ...(filter.gameId === undefined ? {} : { gameId: filter.gameId }),
-        ...(filter.season === undefined ? {} : { season: filter.season }),
-        ...(filter.before === undefined
-          ? {}
-          : {
-              OR: [
-                { completedAt: { lt: filter.before.completedAt } },
-                { completedAt: filter.before.completedAt, matchId: { lt: filter.before.matchId } },
-              ],
-            }),
-      },
-      orderBy: [{ completedAt: "desc" }, { matchId: "desc" }],
-      take: filter.limit,
-    });
-    const modes = await this.db.game.findMany({
-      where: { tenantId, gameId: { in: [...new Set(rows.map((r) => r.gameId))] } },
-      select: { gameId: true, mode: true },
-    });
-    const modeOf = new Map(modes.map((g) => [g.gameId, g.mode]));
-    return rows.map((r) => ({ ...r, mode: modeOf.get(r.gameId) ?? null }));
+    return this.replica.read(({ db }) => historyOf(db, tenantId, playerId, filter));
   }
+}
+
+/** A page of a player's results, newest first, each with its game's mode. */
+async function historyOf(
+  db: Database,
+  tenantId: string,
+  playerId: string,
+  filter: HistoryFilter,
+): Promise<HistoryRow[]> {
+  const rows = await db.matchResult.findMany({
+    where: {
+      tenantId,
+      playerId,
+      ...(filter.gameId === undefined ? {} : { gameId: filter.gameId }),
+      ...(filter.season === undefined ? {} : { season: filter.season }),
+      ...(filter.before === undefined
+        ? {}
+        : {
+            OR: [
+              { completedAt: { lt: filter.before.completedAt } },
+              { completedAt: filter.before.completedAt, matchId: { lt: filter.before.matchId } },
+            ],
+          }),
+    },
+    orderBy: [{ completedAt: "desc" }, { matchId: "desc" }],
+    take: filter.limit,
+  });
+  const modes = await db.game.findMany({
+    where: { tenantId, gameId: { in: [...new Set(rows.map((r) => r.gameId))] } },
+    select: { gameId: true, mode: true },
+  });
+  const modeOf = new Map(modes.map((g) => [g.gameId, g.mode]));
+  return rows.map((r) => ({ ...r, mode: modeOf.get(r.gameId) ?? null }));
 }
 
 function toBoardEntry(row: BoardRow): BoardEntry {

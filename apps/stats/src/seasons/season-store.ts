@@ -103,11 +103,9 @@ export class SeasonStore {
    * or one the replica has not replayed) gets its S1 made and read on the primary.
    */
   async list(tenantId: string): Promise<SeasonList> {
-    const replicated = await this.replica.reads.db.season.findMany({
-      where: { tenantId },
-      orderBy: { number: "asc" },
-      select: SEASON_FIELDS,
-    });
+    const replicated = await this.replica.read(({ db }) =>
+      db.season.findMany({ where: { tenantId }, orderBy: { number: "asc" }, select: SEASON_FIELDS }),
+    );
     const rows = replicated.length > 0 ? replicated.map(toSeasonRow) : await this.all(tenantId);
     const now = this.clock.now();
     const current = [...rows].reverse().find((r) => r.startsAt <= now) ?? rows[0]!;

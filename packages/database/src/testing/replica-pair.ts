@@ -15,6 +15,8 @@ export interface ReplicaPair {
   resumeReplay(): Promise<void>;
   /** Resolves once the standby has replayed everything the primary had written when called. */
   caughtUp(timeoutMs?: number): Promise<void>;
+  /** Stops the standby only (immediate shutdown): a replica outage. */
+  stopReplica(): Promise<void>;
   /** Stops both servers at once and removes their files; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -120,19 +122,21 @@ export async function startReplicaPair(): Promise<ReplicaPair> {
     await stop();
     throw err;
   }
-  return replayControls(
-    `postgresql://postgres@127.0.0.1:${primaryPort}/postgres`,
-    `postgresql://postgres@127.0.0.1:${replicaPort}/postgres`,
+  return {
+    ...replayControls(
+      `postgresql://postgres@127.0.0.1:${primaryPort}/postgres`,
+      `postgresql://postgres@127.0.0.1:${replicaPort}/postgres`,
+    ),
+    stopReplica: () => stopServer(bin, replicaDir),
     stop,
-  );
+  };
 }
 
 /** The pair's URLs and the standby's replay switches, over short-lived connections. */
-function replayControls(primaryUrl: string, replicaUrl: string, stop: () => Promise<void>): ReplicaPair {
+function replayControls(primaryUrl: string, replicaUrl: string): Omit<ReplicaPair, "stop" | "stopReplica"> {
   return {
     primaryUrl,
     replicaUrl,
-    stop,
     async pauseReplay() {
       await queryOne(replicaUrl, "SELECT pg_wal_replay_pause()");
       await waitFor(
