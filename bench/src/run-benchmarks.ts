@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startApp } from "./bench-platform.js";
+import { type PoolingBenchReport, poolingMarkdown, runPoolingBenchmark } from "./database-pooling.js";
 import { type GatewayProxyReport, gatewayProxyMarkdown, runGatewayProxyBenchmark } from "./gateway-proxy.js";
 import { type HostedQueueReport, hostedQueueMarkdown, runHostedQueueBenchmark } from "./hosted-queue.js";
 import { round } from "./http-timing.js";
@@ -26,19 +27,24 @@ import { runStatsBenchmark } from "./stats-benchmark.js";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const resultsFile = join(root, "bench", "results", "latest.json");
 /** The whole report: the matchmaker's part, and the gateway's and the stats service's sections. */
-type FullReport = BenchReport & { gatewayProxy?: GatewayProxyReport; hostedQueue?: HostedQueueReport };
+type FullReport = BenchReport & {
+  gatewayProxy?: GatewayProxyReport;
+  hostedQueue?: HostedQueueReport;
+  pooling?: PoolingBenchReport;
+};
 type MatchmakerPart = Pick<
   BenchReport,
   "matchmakerSpeed" | "growth" | "memory" | "shapes" | "explain" | "firstRequest" | "quality"
 >;
-const PARTS = ["matchmaker", "gateway", "stats", "queue"] as const;
+const PARTS = ["matchmaker", "gateway", "stats", "queue", "pooling"] as const;
 
 function writeReport(report: FullReport): void {
   mkdirSync(dirname(resultsFile), { recursive: true });
   writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
   const gateway = report.gatewayProxy ? `\n${gatewayProxyMarkdown(report.gatewayProxy)}` : "";
   const queue = report.hostedQueue ? `\n${hostedQueueMarkdown(report.hostedQueue)}` : "";
-  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report) + gateway + queue);
+  const pooling = report.pooling ? poolingMarkdown(report.pooling) : "";
+  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report) + gateway + queue + pooling);
 }
 
 async function runGatewaySection(): Promise<GatewayProxyReport> {
@@ -54,7 +60,7 @@ async function runGatewaySection(): Promise<GatewayProxyReport> {
 }
 
 /**
- * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|gateway|stats|queue` runs one, keeping
+ * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|gateway|stats|queue|pooling` runs one, keeping
  * the other parts' figures from the previous report, so latest.json and latest.md always hold all four.
  */
 async function main(): Promise<void> {
@@ -79,6 +85,11 @@ async function main(): Promise<void> {
     console.log("\nHosted queue (game servers over REST and WebSocket through the gateway):");
     hostedQueue = await runHostedQueueBenchmark(root);
   }
+  let pooling = previous.pooling;
+  if (runs("pooling")) {
+    console.log("\nStats behind PgBouncer (direct, session pooling, transaction pooling):");
+    pooling = await runPoolingBenchmark(root);
+  }
   if (!matchmaker.matchmakerSpeed)
     throw new Error("no matchmaker figures: run the whole benchmark once first");
   writeReport({
@@ -94,6 +105,7 @@ async function main(): Promise<void> {
     ...(gatewayProxy === undefined ? {} : { gatewayProxy }),
     ...(stats === undefined ? {} : { stats }),
     ...(hostedQueue === undefined ? {} : { hostedQueue }),
+    ...(pooling === undefined ? {} : { pooling }),
   });
   console.log(`\nWritten to ${resultsFile}`);
 }

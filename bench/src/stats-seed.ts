@@ -46,8 +46,9 @@ export class StatsSeeder {
   }
 
   /**
-   * `count` confirmed matches `<prefix>-<j>` of `numTeams` teams of `teamSize`, over a pool of
-   * players `<prefix>p<n>` large enough that no two matches share a player.
+   * `count` matches `<prefix>-<j>` (confirmed unless `status` says otherwise) of `numTeams` teams
+   * of `teamSize`, over a pool of players `<prefix>p<n>` large enough that no two matches share a
+   * player.
    */
   async matches(
     tenantId: string,
@@ -56,12 +57,13 @@ export class StatsSeeder {
     count: number,
     numTeams: number,
     teamSize: number,
+    status: "confirmed" | "suggested" = "confirmed",
   ) {
     const perMatch = numTeams * teamSize;
     await this.client.query(
       `INSERT INTO matches (tenant_id, match_id, game_id, status, server)
-       SELECT $1, ${SEEDED_MATCH_ID_SQL}, $3, 'confirmed', 'eu-1' FROM generate_series(0, $4::int - 1) AS j`,
-      [tenantId, prefix, gameId, count],
+       SELECT $1, ${SEEDED_MATCH_ID_SQL}, $3, $5::"MatchStatus", 'eu-1' FROM generate_series(0, $4::int - 1) AS j`,
+      [tenantId, prefix, gameId, count, status],
     );
     await this.client.query(
       `INSERT INTO match_players (tenant_id, match_id, player_id, team)

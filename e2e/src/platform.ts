@@ -92,6 +92,11 @@ export interface PlatformOptions {
    * release's code against the databases this checkout's migrations made.
    */
   appRoots?: Partial<Record<AppName, string>>;
+  /**
+   * How an app reaches its database, given the database's direct URL (where it was created and
+   * migrated): environment on top of the wiring's, e.g. a DATABASE_URL through PgBouncer.
+   */
+  databaseEnv?: (app: DatabaseApp, databaseUrl: string) => Record<string, string>;
 }
 
 export interface Platform {
@@ -220,9 +225,11 @@ export class PlatformLaunch {
   /** Starts the app with its environment on this platform, on a free port of its own, `extra` on top. */
   async start(app: AppName, extra: Record<string, string> = {}): Promise<AppProcess> {
     this.ports[app] = await freePort();
+    const direct = this.databaseUrls[app as DatabaseApp];
+    const database = direct ? this.options.databaseEnv?.(app as DatabaseApp, direct) : undefined;
     const proc = await startApp(
       app,
-      { ...appEnvironment(app, this.wiring), ...extra },
+      { ...appEnvironment(app, this.wiring), ...database, ...extra },
       this.options.appRoots?.[app],
     );
     this.started.push(proc);

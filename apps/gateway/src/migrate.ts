@@ -1,13 +1,14 @@
-import { runMigrationJob } from "@arena/database";
+import { migrationDatabaseUrl, runMigrationJob } from "@arena/database";
 import { loadConfig } from "@arena/service-kit";
 import { gatewayConfigSchema } from "./config.js";
 import { migrationsDir, schemaPath } from "./schema-version.js";
 
 // The image's one-off migration job (`node dist/migrate.js`): the same files as `pnpm db:migrate`,
-// and DATABASE_URL read through the service's own schema and default (nothing else is required here).
+// on DATABASE_MIGRATION_URL, else DATABASE_URL, read through the service's own schema and default
+// (nothing else is required here).
+const { DATABASE_URL, DATABASE_MIGRATION_URL } = gatewayConfigSchema.properties;
 const databaseUrl = () =>
-  loadConfig({
-    type: "object",
-    properties: { DATABASE_URL: gatewayConfigSchema.properties.DATABASE_URL },
-  } as const).DATABASE_URL;
+  migrationDatabaseUrl(
+    loadConfig({ type: "object", properties: { DATABASE_URL, DATABASE_MIGRATION_URL } } as const),
+  );
 await runMigrationJob("gateway", { databaseUrl, schemaPath, migrationsDir });

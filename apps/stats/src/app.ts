@@ -29,6 +29,7 @@ import { noPusher, type Pusher } from "./push/pusher.js";
 import { queueMetrics } from "./queue/queue-metrics.js";
 import { queueOperations } from "./queue/queue-operations.js";
 import { QueueStore } from "./queue/queue-store.js";
+import { ReadReplica, replicaLagMetrics } from "./read-replica.js";
 import { seasonOperations } from "./seasons/season-operations.js";
 import { SeasonStore } from "./seasons/season-store.js";
 
@@ -54,6 +55,8 @@ export interface StatsAppDeps {
    * behind request traffic for one of `pool`'s; `pool` when not given.
    */
   loopPool?: SqlPool;
+  /** Where stale-tolerant reads go (DATABASE_READ_URL); the primary (`db`, `pool`) when not given. */
+  replica?: ReadReplica;
   redis: Redis;
   keys: RedisKeys;
   clock: Clock;
@@ -127,15 +130,21 @@ function createDomains(deps: StatsAppDeps) {
     loop: hosted.loop,
     closeClients: hosted.closeClients,
     handlers,
-    metrics: [...statistics.boardMetrics.all, ...statistics.matchMetrics.all, ...hosted.metrics],
+    metrics: [
+      ...statistics.boardMetrics.all,
+      ...statistics.matchMetrics.all,
+      ...statistics.replicaMetrics,
+      ...hosted.metrics,
+    ],
   };
 }
 
 /** Games, seasons, ratings and statistics, leaderboards and their outbox, match completion. */
-function createStatistics({ db, pool, redis, keys, clock, config, logger }: StatsAppDeps) {
+function createStatistics({ db, pool, redis, keys, clock, config, logger, ...deps }: StatsAppDeps) {
+  const replica = deps.replica ?? new ReadReplica({ db, pool });
   const games = new GameStore(db, clock);
-  const seasons = new SeasonStore(db, pool, clock);
-  const playerStatsStore = new PlayerStatsStore(db, pool);
+  const seasons = new SeasonStore(db, pool, clock, replica);
+  const playerStatsStore = new PlayerStatsStore(db, pool, replica);
   const boardMetrics = leaderboardMetrics();
   const leaderboards = new LeaderboardStore({
     redis,
@@ -166,7 +175,8 @@ function createStatistics({ db, pool, redis, keys, clock, config, logger }: Stat
   });
   const playerStats = new PlayerStatsService({ stats: playerStatsStore, games, seasons, leaderboards });
   const parts = { games, seasons, completion, leaderboards, playerStatsStore, playerStats, outbox };
-  return { ...parts, parts, boardMetrics, matchMetrics: matches };
+  const lag = replicaLagMetrics(replica, (err) => logger.warn({ err }, "replica lag not measured"));
+  return { ...parts, parts, boardMetrics, matchMetrics: matches, replicaMetrics: lag };
 }
 
 /**

@@ -9,6 +9,19 @@ export const statsConfigSchema = {
     ...commonConfigProperties,
     ...portConfigProperty(8081),
     ...databaseConfigProperties("arena_stats", 20),
+    DATABASE_POOL_MODE: {
+      type: "string",
+      enum: ["session", "transaction"],
+      default: "session",
+      description:
+        "session: DATABASE_URL (and DATABASE_READ_URL) is PostgreSQL itself or PgBouncer's session pooling, and the hot statements are prepared once per connection; transaction: PgBouncer's transaction pooling, where nothing outlives a transaction, so every statement is sent unprepared",
+    },
+    DATABASE_READ_URL: {
+      type: "string",
+      pattern: "^postgres(ql)?://",
+      description:
+        "A streaming read replica of DATABASE_URL's database for the reads that tolerate a little staleness (player statistics and history, season lists, leaderboard rebuilds once it caught up); unset: the primary",
+    },
     ...redisConfigProperties,
     SERVICE_TOKEN: {
       type: "string",

@@ -8,18 +8,39 @@ export type SqlPool = pg.Pool;
 export type SqlClient = pg.PoolClient;
 
 /**
+ * How the connections reach PostgreSQL (DATABASE_POOL_MODE). `session`: each connection is a
+ * server session of its own for as long as it lives (direct, or PgBouncer's session pooling), so
+ * the hot statements are prepared once per connection. `transaction`: PgBouncer's transaction
+ * pooling hands each transaction (each statement outside one) whichever server connection is
+ * free, so nothing may outlive a transaction: statements are sent unnamed, with their text.
+ */
+export type PoolMode = "session" | "transaction";
+
+/** Pools and connections in `transaction` mode; anything else keeps session state. */
+const withoutSessionState = new WeakSet<object>();
+
+/** Whether what `client` runs on keeps session state: prepared statements are defined there. */
+export function keepsSessionState(client: Queryable): boolean {
+  return !withoutSessionState.has(client);
+}
+
+/**
  * One pool of PostgreSQL connections per process (`poolSize` bounds them). Prisma runs on it for
  * the ordinary queries; the hot paths (a match completion's transaction, a leaderboard rebuild's
  * pages) use it directly, because Prisma's per-query cost is most of a completion's CPU time.
  */
-export function createPool(connectionString: string, poolSize = 10): SqlPool {
+export function createPool(connectionString: string, poolSize = 10, mode: PoolMode = "session"): SqlPool {
   const pool = new pg.Pool({ connectionString, max: poolSize });
   // A connection that breaks (PostgreSQL restarted) must not crash the process: idle ones report
   // to the pool, and a checked-out one (a transaction in progress) emits "error" on itself, which
   // with no listener is an uncaught exception. Its query fails as usual, and the pool drops the
   // broken connection when it is released.
   pool.on("error", () => {});
-  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    if (mode === "transaction") withoutSessionState.add(client);
+  });
+  if (mode === "transaction") withoutSessionState.add(pool);
   return pool;
 }
 
@@ -104,7 +125,10 @@ export class SqlStatement<
 
   run(client: Queryable, ...values: Params): Promise<pg.QueryResult<Row>> {
     const config = { text: this.text, values: [...values] };
-    return client.query<Row>(this.options.prepared ? { ...config, name: this.name } : config);
+    // A named statement is prepared on the server connection it first ran on; under transaction
+    // pooling the next run may get another one, which has never heard of the name.
+    const named = this.options.prepared && keepsSessionState(client);
+    return client.query<Row>(named ? { ...config, name: this.name } : config);
   }
 }
 
@@ -112,7 +136,9 @@ export class SqlStatement<
  * A hot statement PostgreSQL parses and plans once per connection (SQL `PREPARE`), then runs by
  * name. `EXECUTE` is plain SQL, so it fits the simple-query protocol that lets BEGIN or a second
  * statement share a round trip, which the protocol's own prepared statements do not. Parsing and
- * planning were about a third of PostgreSQL's CPU under the queue benchmark before.
+ * planning were about a third of PostgreSQL's CPU under the queue benchmark before. On a
+ * connection without session state (transaction pooling) the same call sends the statement's text
+ * with the literals in place instead (`sqlFor`), parsed and planned each time.
  */
 export class PreparedStatement {
   /** `name` is an SQL identifier; `params` are the parameter types, `$1` first. */
@@ -139,6 +165,24 @@ export class PreparedStatement {
     }
     return `EXECUTE ${this.name}(${literals.join(", ")})`;
   }
+
+  /**
+   * The statement itself with each `$n` replaced by its literal cast to the parameter's type: what
+   * runs where nothing can be prepared. (The texts hold `$n` only as parameters, never in quotes.)
+   */
+  inline(...literals: string[]): string {
+    this.execute(...literals);
+    return this.text.replace(/\$(\d+)(?!\d)/g, (_, n: string) => {
+      const i = Number(n) - 1;
+      if (i >= this.params.length) throw new Error(`${this.name} has no parameter $${n}`);
+      return `(${literals[i]})::${this.params[i]}`;
+    });
+  }
+
+  /** What runs it on `client`: `EXECUTE` where it is prepared, else its text (`inline`). */
+  sqlFor(client: SqlClient, ...literals: string[]): string {
+    return keepsSessionState(client) ? this.execute(...literals) : this.inline(...literals);
+  }
 }
 
 /** The statements each pooled connection has prepared (a replaced connection starts empty). */
@@ -150,6 +194,9 @@ const preparedOn = new WeakMap<SqlClient, Set<string>>();
  * plans it again by itself when a migration changes a table it reads.
  */
 export async function prepare(client: SqlClient, statements: readonly PreparedStatement[]): Promise<void> {
+  // Under transaction pooling this connection's next transaction may run on another server
+  // connection than the PREPARE did: `sqlFor` sends the text instead.
+  if (!keepsSessionState(client)) return;
   const done = preparedOn.get(client) ?? new Set<string>();
   preparedOn.set(client, done);
   const missing = statements.filter((s) => !done.has(s.name));

@@ -4,13 +4,22 @@ import { createApp } from "./app.js";
 import { systemClock } from "./clock.js";
 import { loadStatsConfig } from "./config.js";
 import { createDatabaseClient, createPool } from "./db.js";
+import { ReadReplica } from "./read-replica.js";
 import { assertSchemaIsCurrent } from "./schema-version.js";
 
 const config = readConfigOrExit("stats", loadStatsConfig);
 const logger = createLogger({ name: "stats", level: config.LOG_LEVEL });
-const pool = createPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-const loopPool = createPool(config.DATABASE_URL, config.MATCHMAKING_POOL_SIZE);
+const pool = createPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, config.DATABASE_POOL_MODE);
+const loopPool = createPool(config.DATABASE_URL, config.MATCHMAKING_POOL_SIZE, config.DATABASE_POOL_MODE);
 const db = createDatabaseClient(pool);
+const readPool = config.DATABASE_READ_URL
+  ? createPool(config.DATABASE_READ_URL, config.DATABASE_POOL_SIZE, config.DATABASE_POOL_MODE)
+  : undefined;
+const readDb = readPool ? createDatabaseClient(readPool) : undefined;
+const replica = new ReadReplica(
+  { db, pool },
+  readPool && readDb ? { db: readDb, pool: readPool } : undefined,
+);
 const redis = createRedis(config.REDIS_URL, { connectionName: "stats" });
 try {
   await assertSchemaIsCurrent(db);
@@ -19,6 +28,7 @@ try {
     db,
     pool,
     loopPool,
+    replica,
     redis,
     keys,
     clock: systemClock,
@@ -45,6 +55,10 @@ try {
       () => db.$disconnect(),
       () => pool.end(),
       () => loopPool.end(),
+      async () => {
+        await readDb?.$disconnect();
+        await readPool?.end();
+      },
     ],
   });
   stopOnSignals(running, logger);
@@ -53,6 +67,8 @@ try {
   await db.$disconnect();
   await pool.end();
   await loopPool.end();
+  await readDb?.$disconnect();
+  await readPool?.end();
   await closeRedis(redis);
   process.exit(1);
 }

@@ -9,8 +9,9 @@ import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/servi
 import supertest from "supertest";
 import { createApp, type StatsApp } from "../src/app.js";
 import { loadStatsConfig } from "../src/config.js";
-import { createDatabaseClient, createPool, type Database, type SqlPool } from "../src/db.js";
+import { createDatabaseClient, createPool, type Database, type PoolMode, type SqlPool } from "../src/db.js";
 import type { Pusher } from "../src/push/pusher.js";
+import { ReadReplica } from "../src/read-replica.js";
 import { migrationsDir, schemaPath } from "../src/schema-version.js";
 import { insertMatch } from "./match-fixture.js";
 
@@ -56,6 +57,21 @@ export interface InstanceOptions {
   completionTransactions?: number;
 }
 
+export interface HarnessOptions extends InstanceOptions {
+  /** The PostgreSQL server the test database is created (and migrated) on; default the local one. */
+  databaseServerUrl?: string;
+  /**
+   * How the apps reach the test database (its direct URL given): through a pooler, in which
+   * DATABASE_POOL_MODE, with a read replica (`readUrl`) whose reads wait `catchUpMs` at most.
+   */
+  connection?: (databaseUrl: string) => {
+    url: string;
+    poolMode?: PoolMode;
+    readUrl?: string;
+    catchUpMs?: number;
+  };
+}
+
 /** A license that is always valid and advanced: the matchmaker's own tests cover licensing. */
 function validLicense(): LicenseClient {
   const state: LicenseState = {
@@ -93,18 +109,31 @@ async function startMatchmaker(clock: TestClock): Promise<{ url: string; server:
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-export async function createHarness(options: InstanceOptions = {}): Promise<Harness> {
-  const database = await createTestDatabase({ schemaPath, migrationsDir, prefix: "stats_test" });
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const database = await createTestDatabase({
+    schemaPath,
+    migrationsDir,
+    prefix: "stats_test",
+    ...(options.databaseServerUrl ? { baseUrl: options.databaseServerUrl } : {}),
+  });
+  const connection = options.connection?.(database.url) ?? { url: database.url };
   const testRedis = await createTestRedis("stats_test");
   const clock = new TestClock();
   const instances: StatsInstance[] = [];
   const matchmaker = await startMatchmaker(clock);
 
   const startInstance = async (options: InstanceOptions = {}): Promise<StatsInstance> => {
-    const pool = createPool(database.url, 10);
+    const pool = createPool(connection.url, 10, connection.poolMode);
     // The loop on its own connections, as main.ts runs it.
-    const loopPool = createPool(database.url, 2);
+    const loopPool = createPool(connection.url, 2, connection.poolMode);
     const db = createDatabaseClient(pool);
+    const readPool = connection.readUrl ? createPool(connection.readUrl, 10, connection.poolMode) : undefined;
+    const readDb = readPool ? createDatabaseClient(readPool) : undefined;
+    const replica = new ReadReplica(
+      { db, pool },
+      readDb && readPool ? { db: readDb, pool: readPool } : undefined,
+      connection.catchUpMs,
+    );
     // Like production: commands fail at once while Redis is unreachable (no offline queue).
     const redis = createRedis(options.redisUrl ?? testRedis.url, { connectionName: "stats-test" });
     const logger = createLogger({ name: "stats", level: "silent" });
@@ -112,6 +141,7 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
       db,
       pool,
       loopPool,
+      replica,
       redis,
       keys: testRedis.keys,
       clock,
@@ -140,6 +170,8 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
         await db.$disconnect();
         await pool.end();
         await loopPool.end();
+        await readDb?.$disconnect();
+        await readPool?.end();
       },
     };
     instances.push(instance);

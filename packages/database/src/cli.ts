@@ -6,16 +6,20 @@ import { databaseUrlFromEnv, redactUrl } from "./database-url.js";
 import { migrateDatabase } from "./migrate-database.js";
 import { runPrismaGenerate } from "./prisma-generate.js";
 
-const USAGE = `Usage (from an app's folder; DATABASE_URL defaults to the local server and the app's name):
+const USAGE = `Usage (from an app's folder; DATABASE_MIGRATION_URL, else DATABASE_URL, defaults to the local
+server and the app's name):
   arena-db migrate                 apply pending migrations from ./prisma/migrations
   arena-db new-migration <name>    write a migration for the changes in ./prisma/schema.prisma
   arena-db generate [args...]      run \`prisma generate\` offline`;
 
 /**
- * DATABASE_URL, or else the local server with a database named after the app (`@arena/license` →
+ * DATABASE_MIGRATION_URL (a direct connection beside a DATABASE_URL through a transaction pooler),
+ * else DATABASE_URL, or else the local server with a database named after the app (`@arena/license` →
  * `arena_license`), so a bare `pnpm db:migrate` on a development machine never lands in `postgres`.
  */
 async function cliDatabaseUrl(cwd: string): Promise<string> {
+  const direct = process.env.DATABASE_MIGRATION_URL?.trim();
+  if (direct) return direct;
   if (process.env.DATABASE_URL?.trim()) return databaseUrlFromEnv();
   let name: string | undefined;
   try {

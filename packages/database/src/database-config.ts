@@ -2,8 +2,9 @@ import { DEFAULT_SERVER_URL, withDatabaseName } from "./database-url.js";
 
 /**
  * An app's PostgreSQL settings, for its config schema (`...databaseConfigProperties("arena_stats", 20)`):
- * `DATABASE_URL`, defaulting to the app's own database on the local development server, and
- * `DATABASE_POOL_SIZE`.
+ * `DATABASE_URL`, defaulting to the app's own database on the local development server,
+ * `DATABASE_POOL_SIZE`, and `DATABASE_MIGRATION_URL`, where migrations run when DATABASE_URL goes
+ * through a transaction pooler.
  */
 export function databaseConfigProperties(database: string, poolSize: number) {
   return {
@@ -19,5 +20,19 @@ export function databaseConfigProperties(database: string, poolSize: number) {
       default: poolSize,
       description: "PostgreSQL connections of the process at most",
     },
+    DATABASE_MIGRATION_URL: {
+      type: "string",
+      pattern: "^postgres(ql)?://",
+      description:
+        "Where the migration job connects (default DATABASE_URL): PostgreSQL itself or a session pool, never PgBouncer's transaction pooling (the migration lock is held by a session)",
+    },
   } as const;
+}
+
+/** The URL migrations run on: DATABASE_MIGRATION_URL when set, else DATABASE_URL. */
+export function migrationDatabaseUrl(config: {
+  DATABASE_URL: string;
+  DATABASE_MIGRATION_URL?: string;
+}): string {
+  return config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL;
 }

@@ -1,6 +1,6 @@
 export { type CreateMigrationOptions, createMigration, migrationSlug } from "./create-migration.js";
-export { databaseConfigProperties } from "./database-config.js";
-export { databaseUrlFromEnv } from "./database-url.js";
+export { databaseConfigProperties, migrationDatabaseUrl } from "./database-config.js";
+export { databaseNameOf, databaseUrlFromEnv, withDatabaseName } from "./database-url.js";
 export { type MigrateDatabaseOptions, MigrationHistoryError, migrateDatabase } from "./migrate-database.js";
 export { runMigrationJob } from "./migration-job.js";
 export { migrationChecksum } from "./migrations-directory.js";

@@ -309,11 +309,13 @@ export class MatchCompletion {
     const statements = [
       "BEGIN",
       "SET LOCAL plan_cache_mode = force_generic_plan",
-      ...literals.map((sql) => OPEN_MATCH.execute(sql.tenant, sql.match)),
+      ...literals.map((sql) => OPEN_MATCH.sqlFor(tx, sql.tenant, sql.match)),
       ...tenantIds.map((t) =>
-        LOCK_PLAYERS.execute(tx.escapeLiteral(t), now, tx.escapeLiteral(JSON.stringify(tenants.get(t)))),
+        LOCK_PLAYERS.sqlFor(tx, tx.escapeLiteral(t), now, tx.escapeLiteral(JSON.stringify(tenants.get(t)))),
       ),
-      ...literals.map((sql) => STARTING_POINTS.execute(sql.tenant, sql.game, sql.season, sql.ids, sql.match)),
+      ...literals.map((sql) =>
+        STARTING_POINTS.sqlFor(tx, sql.tenant, sql.game, sql.season, sql.ids, sql.match),
+      ),
     ];
     const results = (await tx.query(statements.join(";\n"))) as unknown as Array<{ rows: unknown[] }>;
     const matches = results.slice(2, 2 + jobs.length).map((r) => r.rows[0] as MatchRow | undefined);
@@ -447,7 +449,8 @@ export class MatchCompletion {
       points_before: x.pointsBefore,
     }));
     const lit = (value: string) => tx.escapeLiteral(value);
-    return WRITE_RESULT.execute(
+    return WRITE_RESULT.sqlFor(
+      tx,
       lit(JSON.stringify(rows)),
       sql.tenant,
       sql.game,

@@ -1,5 +1,6 @@
 import type { Database, SqlPool } from "../db.js";
 import type { BoardEntry, BoardRef, BoardSource } from "../leaderboards/leaderboard-store.js";
+import { ReadReplica } from "../read-replica.js";
 import { BOARD_ENTRIES, BOARD_PAGE, type BoardRow } from "./player-stats-sql.js";
 
 export interface PlayerTotals {
@@ -47,44 +48,55 @@ export interface HistoryFilter {
   limit: number;
 }
 
-/** Reads of players' statistics in PostgreSQL (the completion writes them, in matches/). */
+/**
+ * Reads of players' statistics in PostgreSQL (the completion writes them, in matches/). Statistics,
+ * totals and history come from the read replica when there is one (a result shows there within
+ * the replica's lag); rebuild pages from it once it has caught up; the outbox's entries from the
+ * primary.
+ */
 export class PlayerStatsStore implements BoardSource {
   constructor(
-    private readonly db: Database,
+    /** The primary, for the outbox's entries. */
+    db: Database,
     /** Rebuild pages go straight to pg: a million rows through Prisma cost seconds of CPU. */
     private readonly pool: SqlPool,
+    private readonly replica = new ReadReplica({ db, pool }),
   ) {}
 
   async totals(tenantId: string, playerId: string): Promise<PlayerTotals | undefined> {
-    const row = await this.db.player.findUnique({
-      where: { tenantId_playerId: { tenantId, playerId } },
-      select: { totalMatches: true, totalWins: true, totalLosses: true, totalDraws: true },
-    });
+    const row = await this.replica.read(({ db }) =>
+      db.player.findUnique({
+        where: { tenantId_playerId: { tenantId, playerId } },
+        select: { totalMatches: true, totalWins: true, totalLosses: true, totalDraws: true },
+      }),
+    );
     return row ?? undefined;
   }
 
   async rows(tenantId: string, playerId: string, seasons: readonly number[]): Promise<StatsRow[]> {
-    return this.db.playerStat.findMany({
-      where: { tenantId, playerId, season: { in: [...seasons] } },
-      select: {
-        gameId: true,
-        season: true,
-        mu: true,
-        sigma: true,
-        rankingPoints: true,
-        wins: true,
-        losses: true,
-        draws: true,
-        matches: true,
-      },
-      orderBy: [{ season: "desc" }, { gameId: "asc" }],
-    });
+    return this.replica.read(({ db }) =>
+      db.playerStat.findMany({
+        where: { tenantId, playerId, season: { in: [...seasons] } },
+        select: {
+          gameId: true,
+          season: true,
+          mu: true,
+          sigma: true,
+          rankingPoints: true,
+          wins: true,
+          losses: true,
+          draws: true,
+          matches: true,
+        },
+        orderBy: [{ season: "desc" }, { gameId: "asc" }],
+      }),
+    );
   }
 
   /** A page of a board's entries, by playerId (the primary key's order): what a rebuild reads. */
   async page(board: BoardRef, afterPlayerId: string | undefined, limit: number): Promise<BoardEntry[]> {
     const { rows } = await BOARD_PAGE.run(
-      this.pool,
+      (await this.replica.current()).pool,
       board.tenantId,
       board.gameId,
       board.season,
@@ -107,31 +119,41 @@ export class PlayerStatsStore implements BoardSource {
   }
 
   async history(tenantId: string, playerId: string, filter: HistoryFilter): Promise<HistoryRow[]> {
-    const rows = await this.db.matchResult.findMany({
-      where: {
-        tenantId,
-        playerId,
-        ...(filter.gameId === undefined ? {} : { gameId: filter.gameId }),
-        ...(filter.season === undefined ? {} : { season: filter.season }),
-        ...(filter.before === undefined
-          ? {}
-          : {
-              OR: [
-                { completedAt: { lt: filter.before.completedAt } },
-                { completedAt: filter.before.completedAt, matchId: { lt: filter.before.matchId } },
-              ],
-            }),
-      },
-      orderBy: [{ completedAt: "desc" }, { matchId: "desc" }],
-      take: filter.limit,
-    });
-    const modes = await this.db.game.findMany({
-      where: { tenantId, gameId: { in: [...new Set(rows.map((r) => r.gameId))] } },
-      select: { gameId: true, mode: true },
-    });
-    const modeOf = new Map(modes.map((g) => [g.gameId, g.mode]));
-    return rows.map((r) => ({ ...r, mode: modeOf.get(r.gameId) ?? null }));
+    return this.replica.read(({ db }) => historyOf(db, tenantId, playerId, filter));
   }
+}
+
+/** A page of a player's results, newest first, each with its game's mode. */
+async function historyOf(
+  db: Database,
+  tenantId: string,
+  playerId: string,
+  filter: HistoryFilter,
+): Promise<HistoryRow[]> {
+  const rows = await db.matchResult.findMany({
+    where: {
+      tenantId,
+      playerId,
+      ...(filter.gameId === undefined ? {} : { gameId: filter.gameId }),
+      ...(filter.season === undefined ? {} : { season: filter.season }),
+      ...(filter.before === undefined
+        ? {}
+        : {
+            OR: [
+              { completedAt: { lt: filter.before.completedAt } },
+              { completedAt: filter.before.completedAt, matchId: { lt: filter.before.matchId } },
+            ],
+          }),
+    },
+    orderBy: [{ completedAt: "desc" }, { matchId: "desc" }],
+    take: filter.limit,
+  });
+  const modes = await db.game.findMany({
+    where: { tenantId, gameId: { in: [...new Set(rows.map((r) => r.gameId))] } },
+    select: { gameId: true, mode: true },
+  });
+  const modeOf = new Map(modes.map((g) => [g.gameId, g.mode]));
+  return rows.map((r) => ({ ...r, mode: modeOf.get(r.gameId) ?? null }));
 }
 
 function toBoardEntry(row: BoardRow): BoardEntry {

@@ -2,6 +2,7 @@ import { DEFAULT_RATING_CARRY_OVER, type Season, type SeasonList } from "@arena/
 import { AppError } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
 import { type Database, inTransaction, type SqlPool } from "../db.js";
+import { ReadReplica } from "../read-replica.js";
 import { seasonName, seasonNumber, seasonStartError } from "./season-rules.js";
 import {
   DELETE_SCHEDULED,
@@ -54,6 +55,8 @@ export class SeasonStore {
     /** Starting a season locks the tenant: a transaction on pg. */
     private readonly pool: SqlPool,
     private readonly clock: Clock,
+    /** Where `list` reads (the read replica when there is one). */
+    private readonly replica = new ReadReplica({ db, pool }),
     private readonly cacheMs = 1_000,
   ) {}
 
@@ -95,8 +98,15 @@ export class SeasonStore {
     return rows.map(toSeasonRow);
   }
 
+  /**
+   * The season list, from the read replica. A tenant it has no season of yet (its first request,
+   * or one the replica has not replayed) gets its S1 made and read on the primary.
+   */
   async list(tenantId: string): Promise<SeasonList> {
-    const rows = await this.all(tenantId);
+    const replicated = await this.replica.read(({ db }) =>
+      db.season.findMany({ where: { tenantId }, orderBy: { number: "asc" }, select: SEASON_FIELDS }),
+    );
+    const rows = replicated.length > 0 ? replicated.map(toSeasonRow) : await this.all(tenantId);
     const now = this.clock.now();
     const current = [...rows].reverse().find((r) => r.startsAt <= now) ?? rows[0]!;
     return {

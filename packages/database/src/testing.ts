@@ -1,0 +1,12 @@
+/**
+ * Real PostgreSQL topologies for tests (`@arena/database/testing`; not part of the main entry, so no
+ * app loads them): a streaming replica pair and PgBouncer, each started in seconds and stopped after.
+ */
+export {
+  type PgBouncer,
+  type PgBouncerPool,
+  type PgBouncerPoolMode,
+  type StartPgBouncerOptions,
+  startPgBouncer,
+} from "./testing/pgbouncer.js";
+export { type ReplicaPair, startReplicaPair } from "./testing/replica-pair.js";
