@@ -7,7 +7,7 @@
  * `node bench/dist/matchmaker-quality.js` after `pnpm build` (`--quick` for fewer annealing moves).
  */
 import { fileURLToPath } from "node:url";
-import { offlineReference } from "./quality-reference.js";
+import { offlineReference, spreadLowerBound } from "./quality-reference.js";
 import {
   arenaStrategy,
   firstComeFirstServed,
@@ -30,6 +30,8 @@ export interface ReferenceRatios {
   spread: number;
   imbalance: number;
   favouriteExcess: number;
+  /** Ours / the lower bound on the spread (`spreadLowerBound`): how far from the optimum at most. */
+  spreadToBound: number;
 }
 
 export interface ScenarioTargets {
@@ -46,6 +48,8 @@ export interface ScenarioReport {
   arrivals: number;
   strategies: StrategyFigures[];
   reference: QualityFigures;
+  /** A lower bound on the mean spread of any schedule held to our maximum wait and share matched. */
+  spreadBound: number;
   ratios: ReferenceRatios;
   /** Only for issue 26's target scenarios. */
   targets?: ScenarioTargets;
@@ -97,10 +101,13 @@ export function runScenario(scenario: QualityScenario, movesPerUnit?: number): S
     stream,
     offlineReference(stream, online, scenario.numPlayersPerTeam, options),
   );
+  const matchSize = scenario.numTeams * scenario.numPlayersPerTeam;
+  const spreadBound = spreadLowerBound(stream, ours.matches, matchSize, ours.maxWait);
   const ratios = {
     spread: ratio(ours.spread, reference.spread),
     imbalance: ratio(ours.imbalance, reference.imbalance),
     favouriteExcess: ratio(ours.favourite - 0.5, reference.favourite - 0.5),
+    spreadToBound: ratio(ours.spread, spreadBound),
   };
   const targets = targetsOf(scenario, ours, ratios);
   return {
@@ -108,6 +115,7 @@ export function runScenario(scenario: QualityScenario, movesPerUnit?: number): S
     arrivals: stream.tickets.length,
     strategies,
     reference,
+    spreadBound,
     ratios,
     ...(targets === undefined ? {} : { targets }),
     seconds: (performance.now() - started) / 1000,
@@ -151,6 +159,16 @@ export function scenarioRows(s: ScenarioReport): string[][] {
       `×${s.ratios.spread.toFixed(2)}`,
       `×${s.ratios.imbalance.toFixed(2)}`,
       `×${s.ratios.favouriteExcess.toFixed(2)} of the excess over 50 %`,
+      "",
+      "",
+    ],
+    [
+      "lower bound on spread (any schedule at our waits) / ours / bound",
+      s.spreadBound === undefined
+        ? ""
+        : `${s.spreadBound.toFixed(1)} / ×${s.ratios.spreadToBound.toFixed(2)}`,
+      "",
+      "",
       "",
       "",
     ],

@@ -298,3 +298,58 @@ function toFormedMatch(
   }
   return { teams: best, at: Math.max(...members.map((u) => units[u]!.join)) };
 }
+
+/**
+ * A lower bound on the mean spread per match of any schedule that matches `matchCount` matches of
+ * `matchSize` tickets with no wait above `maxWait` (ours), so ours / bound is an honest ceiling on how
+ * far from the optimum we can be. A match formed at t holds tickets that joined within
+ * [t − maxWait, t] and share a server, so for each of its tickets i its spread is at least b_i, the
+ * smallest rating range of any `matchSize` tickets containing i that joined within `maxWait` of i and
+ * share a server with i; a match's spread is at least the mean of its tickets' b_i, so the total is at
+ * least the sum of the smallest matchCount·matchSize of all b_i over matchSize. (Ignoring time
+ * altogether, as a partition of the sorted ratings into consecutive groups, gives a bound of a few
+ * rating points: useless.) Parties are relaxed to single tickets, which keeps the bound valid.
+ */
+export function spreadLowerBound(
+  stream: Stream,
+  matchCount: number,
+  matchSize: number,
+  maxWait: number,
+): number {
+  if (matchCount === 0) return 0;
+  const n = stream.tickets.length;
+  const rating = stream.tickets.map((t) => t.rating);
+  const join = stream.tickets.map((t) => t.joinTimestamp);
+  const mask = stream.tickets.map((_, t) => stream.units[stream.ticketUnit[t]!]!.mask);
+  const byRating = Int32Array.from({ length: n }, (_, i) => i).sort((x, y) => rating[x]! - rating[y]!);
+  const need = matchSize - 1;
+  const bounds = new Float64Array(n);
+  const left: number[] = [];
+  const right: number[] = [];
+  byRating.forEach((i, at) => {
+    // The nearest `need` compatible tickets on each side in rating (no scan cap: a cap could miss one).
+    for (const [side, step] of [
+      [left, -1],
+      [right, 1],
+    ] as const) {
+      side.length = 0;
+      for (let k = at + step; k >= 0 && k < n && side.length < need; k += step) {
+        const j = byRating[k]!;
+        if ((mask[i]! & mask[j]!) !== 0 && Math.abs(join[i]! - join[j]!) <= maxWait) side.push(rating[j]!);
+      }
+    }
+    let best = Number.POSITIVE_INFINITY;
+    for (let l = Math.max(0, need - right.length); l <= Math.min(need, left.length); l++) {
+      const r = need - l;
+      const hi = r > 0 ? right[r - 1]! : rating[i]!;
+      const lo = l > 0 ? left[l - 1]! : rating[i]!;
+      best = Math.min(best, hi - lo);
+    }
+    bounds[i] = best;
+  });
+  bounds.sort();
+  let sum = 0;
+  for (let k = 0; k < Math.min(n, matchCount * matchSize); k++)
+    sum += Number.isFinite(bounds[k]!) ? bounds[k]! : 0;
+  return sum / matchSize / matchCount;
+}

@@ -256,8 +256,9 @@ class GeneralSearch {
   /** The anchor's requirement, the largest spread it allows, and its server bits. */
   private startAnchor(a: number): void {
     this.need = this.matchSize - this.pSize[a]!;
-    this.reach = this.skipping ? this.need + 1 : this.need;
     this.anchorRequired = this.required(this.pOldest[a]!);
+    // Near-contiguous windows only while the wait still asks for quality (see skipsNeighbours).
+    this.reach = this.skipping && this.anchorRequired > 0 ? this.need + 1 : this.need;
     this.maxDistance = maxSpreadFor(this.anchorRequired, this.settings.tolerance);
     if (this.pMask !== undefined) {
       this.anchorMask = this.pMask[a]!;
@@ -385,7 +386,7 @@ class GeneralSearch {
       // Parties can make every contiguous split miss the exact size: fall back to nearest-fit growth.
       if (!found && this.model.hasParties && this.candidateCount < this.candidateCap)
         this.fallbackCandidate(a, low);
-      if (this.skipping) this.skipCandidates(a, low, leftOnServerCount, rightOnServerCount);
+      if (this.reach > this.need) this.skipCandidates(a, low, leftOnServerCount, rightOnServerCount);
       if (this.need === 0) break;
     }
     return this.candidateCount;
@@ -507,7 +508,8 @@ class GeneralSearch {
     this.onServer(low, leftCount, rightCount);
     for (let l = Math.max(reach - rightCount, 0); l <= Math.min(leftCount, reach); l++) {
       const r = reach - l;
-      const spread = (r > 0 ? pMean[rightOnServer[r - 1]!]! : meanA) - (l > 0 ? pMean[leftOnServer[l - 1]!]! : meanA);
+      const spread =
+        (r > 0 ? pMean[rightOnServer[r - 1]!]! : meanA) - (l > 0 ? pMean[leftOnServer[l - 1]!]! : meanA);
       for (let d = -(r - 1); d <= l - 1; d++) {
         if (d === 0) continue;
         let req = this.anchorRequired;
@@ -674,7 +676,13 @@ class GeneralSearch {
    * Writes a window (its left and right neighbour counts on server `bit`, less the one `drop` leaves
    * out, as in `candidateDrop`) into `win`, in rating order.
    */
-  private contiguousWindow(a: number, bit: number, leftCount: number, rightCount: number, drop: number): number {
+  private contiguousWindow(
+    a: number,
+    bit: number,
+    leftCount: number,
+    rightCount: number,
+    drop: number,
+  ): number {
     const { win, leftOnServer, rightOnServer } = this;
     this.onServer(bit, leftCount, rightCount);
     let length = 0;

@@ -205,6 +205,9 @@ export function searchSingles(
     const anchorRequired = requiredScore(anchorWait, targetWaitingTime, anchorWait >= maxWaitingTime);
     const maxDistance = maxSpreadFor(anchorRequired, tolerance);
     const anchorMask = pMask[a]!;
+    // Near-contiguous windows only while the wait still asks for quality (see skipsNeighbours).
+    const skipHere = skipping && anchorRequired > 0;
+    const want = skipHere ? reach : need;
 
     for (let bits = anchorMask; bits !== 0; ) {
       const low = bits & -bits;
@@ -230,7 +233,7 @@ export function searchSingles(
         const c = cntL[k]!;
         listL[k * reach + c] = u;
         cntL[k] = c + 1;
-        if (c + 1 === reach) pending ^= low;
+        if (c + 1 === want) pending ^= low;
       }
       if (pending === 0) break;
     }
@@ -249,7 +252,7 @@ export function searchSingles(
         const c = cntR[k]!;
         listR[k * reach + c] = u;
         cntR[k] = c + 1;
-        if (c + 1 === reach) pending ^= low;
+        if (c + 1 === want) pending ^= low;
       }
       if (pending === 0) break;
     }
@@ -319,7 +322,7 @@ export function searchSingles(
           nc++;
         }
       }
-      if (!skipping || cl + cr < reach) continue;
+      if (!skipHere || cl + cr < reach) continue;
       // Near-contiguous windows: `reach` neighbours around the anchor with one inner one left out
       // (leaving out an outer one gives a contiguous window), so that the teams can split evenly.
       for (let l = Math.max(reach - cr, 0); l <= Math.min(cl, reach); l++) {
@@ -333,8 +336,10 @@ export function searchSingles(
           let req = anchorRequired;
           if (anchorRequired > 0) {
             let oldest = anchorOld;
-            for (let i = 0; i < l; i++) if (i !== d - 1) oldest = Math.min(oldest, pOldest[listL[base + i]!]!);
-            for (let i = 0; i < r; i++) if (i !== -d - 1) oldest = Math.min(oldest, pOldest[listR[base + i]!]!);
+            for (let i = 0; i < l; i++)
+              if (i !== d - 1) oldest = Math.min(oldest, pOldest[listL[base + i]!]!);
+            for (let i = 0; i < r; i++)
+              if (i !== -d - 1) oldest = Math.min(oldest, pOldest[listR[base + i]!]!);
             if (oldest !== anchorOld) {
               const wait = Math.max(now - oldest, 0);
               req = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
