@@ -56,24 +56,6 @@ describe("findMatches", () => {
     expect(result.unmatchedTickets).toHaveLength(2);
   });
 
-  it("leaves out a neighbour when the window without it splits into far more even teams", () => {
-    // The oldest ticket (1000) anchors. Its contiguous window 1000, 1050, 1050, 1050 spreads 50 but
-    // splits 25 apart; leaving out the third 1050 for the 1080 spreads 80 and splits 10 apart, which
-    // the choice prefers (80² + (3·10)² < 50² + (3·25)²), while both scores pass a fresh requirement.
-    const gameMode = { ...DOUBLES, ratingTolerance: 1000 };
-    const tickets = [ticket(1000, 5), ticket(1050, 0), ticket(1050, 0), ticket(1050, 0), ticket(1080, 0)];
-    const result = findMatches(gameMode, tickets, BASIC);
-    expect(result.matchSuggestions).toHaveLength(1);
-    const [match] = result.matchSuggestions;
-    const teams = match!.teams.map((team) => team.tickets.map((t) => t.rating).sort((a, b) => a - b));
-    expect(teams.sort((a, b) => a[0]! - b[0]!)).toEqual([
-      [1000, 1080],
-      [1050, 1050],
-    ]);
-    expect(match!.matchScore).toBeCloseTo(1 / (1 + (80 / 1000) ** 2 + ((2 * 10) / 1000) ** 2), 12);
-    expect(result.unmatchedTickets.map((t) => t.rating)).toEqual([1050]);
-  });
-
   it("matches the same far-apart pair once the older ticket waited past targetWaitingTime", () => {
     const result = findMatches(DUEL, [ticket(1000, 20), ticket(2000, 0)], BASIC);
     expect(result.matchSuggestions).toHaveLength(1);

@@ -15,13 +15,7 @@ import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { fmix } from "./hash-mix.js";
 import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
 import type { QueueModel } from "./queue-model.js";
-import {
-  neighbourLimits,
-  SELECTION_IMBALANCE_WEIGHT,
-  SERVER_BITS,
-  skipCandidatesPerServer,
-  skipsNeighbours,
-} from "./search-limits.js";
+import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import type { TeamBalancer } from "./team-balancing.js";
 import type { FoundMatches, SearchSettings } from "./types.js";
 
@@ -38,8 +32,6 @@ export function searchMatchesGeneral(
 class GeneralSearch {
   private readonly matchSize: number;
   private readonly needsBalance: boolean;
-  /** Near-contiguous windows (one inner neighbour left out) are candidates too. */
-  private skipping = false;
   private readonly order: Int32Array;
   /** Position of each unit in the rating order. */
   private readonly pos: Int32Array;
@@ -97,8 +89,6 @@ class GeneralSearch {
   /** Left and right neighbour counts of a contiguous window; -1 for a nearest-fit window. */
   private readonly candidateLeft: Int32Array;
   private readonly candidateRight: Int32Array;
-  /** 0 for a whole window; d > 0 leaves out left neighbour d - 1, d < 0 right neighbour -d - 1. */
-  private readonly candidateDrop: Int32Array;
   private readonly candidateHash1: Int32Array;
   private readonly candidateHash2: Int32Array;
   private readonly candidateDone: Uint8Array;
@@ -123,8 +113,6 @@ class GeneralSearch {
 
   // The current anchor.
   private need = 0;
-  /** Neighbours wanted on each side per server: one more than `need` when skipping. */
-  private reach = 0;
   private anchorRequired = 0;
   private maxDistance = 0;
   private anchorMask = 0;
@@ -151,16 +139,12 @@ class GeneralSearch {
     this.pMax = arrays.float64(length);
     this.pSum = arrays.float64(length);
     this.pOldest = arrays.float64(length);
-    // Near-contiguous windows are for single tickets: on when every matchable unit is one (a party
-    // set aside as unplaceable must not change how the rest is matched).
-    let partyUnits = 0;
     const globalMask = model.unitServerMask;
     this.pMask = globalMask === undefined ? undefined : arrays.int32(length);
     for (let i = 0; i < length; i++) {
       const u = order[i]!;
       this.pos[u] = i;
       this.pSize[i] = model.unitSize[u]!;
-      if (this.pSize[i]! > 1) partyUnits++;
       this.pMean[i] = model.unitMean[u]!;
       this.pMin[i] = model.unitMin[u]!;
       this.pMax[i] = model.unitMax[u]!;
@@ -169,7 +153,6 @@ class GeneralSearch {
       if (this.pMask !== undefined && globalMask !== undefined) this.pMask[i] = globalMask[u]!;
     }
 
-    this.skipping = partyUnits === 0 && skipsNeighbours(teams, perTeam);
     const { keep, scanCap } = neighbourLimits(matchSize);
     this.keep = keep;
     this.scanCap = scanCap;
@@ -202,15 +185,13 @@ class GeneralSearch {
     this.rightHash1 = arrays.int32(keep + 1);
     this.rightHash2 = arrays.int32(keep + 1);
 
-    const candidateCap =
-      SERVER_BITS * (matchSize + 2 + (this.skipping ? skipCandidatesPerServer(matchSize) : 0));
+    const candidateCap = SERVER_BITS * (matchSize + 2);
     this.candidateCap = candidateCap;
     this.candidateSpread = arrays.float64(candidateCap);
     this.candidateRequired = arrays.float64(candidateCap);
     this.candidateBit = arrays.int32(candidateCap);
     this.candidateLeft = arrays.int32(candidateCap);
     this.candidateRight = arrays.int32(candidateCap);
-    this.candidateDrop = arrays.int32(candidateCap);
     this.candidateHash1 = arrays.int32(candidateCap);
     this.candidateHash2 = arrays.int32(candidateCap);
     this.candidateDone = arrays.uint8(candidateCap);
@@ -257,8 +238,6 @@ class GeneralSearch {
   private startAnchor(a: number): void {
     this.need = this.matchSize - this.pSize[a]!;
     this.anchorRequired = this.required(this.pOldest[a]!);
-    // Near-contiguous windows only while the wait still asks for quality (see skipsNeighbours).
-    this.reach = this.skipping && this.anchorRequired > 0 ? this.need + 1 : this.need;
     this.maxDistance = maxSpreadFor(this.anchorRequired, this.settings.tolerance);
     if (this.pMask !== undefined) {
       this.anchorMask = this.pMask[a]!;
@@ -386,7 +365,6 @@ class GeneralSearch {
       // Parties can make every contiguous split miss the exact size: fall back to nearest-fit growth.
       if (!found && this.model.hasParties && this.candidateCount < this.candidateCap)
         this.fallbackCandidate(a, low);
-      if (this.reach > this.need) this.skipCandidates(a, low, leftOnServerCount, rightOnServerCount);
       if (this.need === 0) break;
     }
     return this.candidateCount;
@@ -411,12 +389,12 @@ class GeneralSearch {
     positionH1: Int32Array,
     positionH2: Int32Array,
   ): number {
-    const { pSize, pMin, pMax, pOldest, reach } = this;
+    const { pSize, pMin, pMax, pOldest, need } = this;
     let n = 0;
     min[0] = Number.POSITIVE_INFINITY;
     max[0] = Number.NEGATIVE_INFINITY;
     old[0] = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < count && size[n]! < reach; i++) {
+    for (let i = 0; i < count && size[n]! < need; i++) {
       if ((mask[i]! & bit) === 0) continue;
       const u = unit[i]!;
       taken[n] = u;
@@ -495,53 +473,6 @@ class GeneralSearch {
     return found;
   }
 
-  /**
-   * Near-contiguous windows on server `low` (single tickets only): `reach` neighbours around the
-   * anchor with one inner one left out (leaving out an outer one gives a contiguous window), so that
-   * teams can split evenly; keeps those the requirement allows.
-   */
-  private skipCandidates(a: number, low: number, leftCount: number, rightCount: number): void {
-    const { reach, leftOnServer, rightOnServer, pMean, pOldest } = this;
-    if (leftCount + rightCount < reach) return;
-    const meanA = pMean[a]!;
-    const anchorOld = pOldest[a]!;
-    this.onServer(low, leftCount, rightCount);
-    for (let l = Math.max(reach - rightCount, 0); l <= Math.min(leftCount, reach); l++) {
-      const r = reach - l;
-      const spread =
-        (r > 0 ? pMean[rightOnServer[r - 1]!]! : meanA) - (l > 0 ? pMean[leftOnServer[l - 1]!]! : meanA);
-      for (let d = -(r - 1); d <= l - 1; d++) {
-        if (d === 0) continue;
-        let req = this.anchorRequired;
-        let h1 = 0;
-        let h2 = 0;
-        let oldest = anchorOld;
-        for (let i = 0; i < l + r; i++) {
-          const u = i < l ? leftOnServer[i]! : rightOnServer[i - l]!;
-          if (i < l ? i === d - 1 : i - l === -d - 1) continue;
-          oldest = Math.min(oldest, pOldest[u]!);
-          h1 = (h1 + fmix(u ^ 0x2c1b3c6d)) | 0;
-          h2 = (h2 + fmix(Math.imul(u, 0x297a2d39) + 0x68e31da4)) | 0;
-        }
-        if (req > 0 && oldest !== anchorOld) req = this.required(oldest);
-        if (scoreBound(spread, this.settings.tolerance) < req) continue;
-        if (this.candidateCount === this.candidateCap) return;
-        this.addCandidate(spread, req, low, l, r, h1, h2);
-        this.candidateDrop[this.candidateCount - 1] = d;
-      }
-    }
-  }
-
-  /** The neighbours on server `bit`, nearest first, into `leftOnServer` and `rightOnServer`. */
-  private onServer(bit: number, leftCount: number, rightCount: number): void {
-    for (let i = 0, taken = 0; i < this.leftNeighbourCount && taken < leftCount; i++) {
-      if ((this.leftMask[i]! & bit) !== 0) this.leftOnServer[taken++] = this.leftUnit[i]!;
-    }
-    for (let i = 0, taken = 0; i < this.rightNeighbourCount && taken < rightCount; i++) {
-      if ((this.rightMask[i]! & bit) !== 0) this.rightOnServer[taken++] = this.rightUnit[i]!;
-    }
-  }
-
   /** The nearest-fit window on server `low`, when the requirement allows it. */
   private fallbackCandidate(a: number, low: number): void {
     const length = this.greedyWindow(a, low);
@@ -579,7 +510,6 @@ class GeneralSearch {
     this.candidateBit[c] = bit;
     this.candidateLeft[c] = left;
     this.candidateRight[c] = right;
-    this.candidateDrop[c] = 0;
     this.candidateHash1[c] = h1;
     this.candidateHash2[c] = h2;
     this.candidateDone[c] = 0;
@@ -604,9 +534,7 @@ class GeneralSearch {
       candidateCount,
     } = this;
     const { teams, perTeam, tolerance } = this.settings;
-    const selectionWeight = SELECTION_IMBALANCE_WEIGHT * SELECTION_IMBALANCE_WEIGHT;
     let bestScore = -1;
-    let bestSelect = Number.POSITIVE_INFINITY;
     let bestLength = 0;
     let seen = 0;
     for (;;) {
@@ -616,9 +544,8 @@ class GeneralSearch {
       }
       if (pick < 0) break;
       candidateDone[pick] = 1;
-      const spread = candidateSpread[pick]!;
-      const bound = scoreBound(spread, tolerance);
-      if (spread * spread >= bestSelect) break;
+      const bound = scoreBound(candidateSpread[pick]!, tolerance);
+      if (bound <= bestScore) break;
       let duplicate = false;
       for (let i = 0; i < seen; i++) {
         if (seenHash1[i] === candidateHash1[pick] && seenHash2[i] === candidateHash2[pick]) {
@@ -638,57 +565,52 @@ class GeneralSearch {
               this.candidateBit[pick]!,
               this.candidateLeft[pick]!,
               this.candidateRight[pick]!,
-              this.candidateDrop[pick]!,
             );
       let score = bound;
-      let imbalance = 0;
       if (this.needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = this.pSize[win[i]!]!;
           winSum[i] = this.pSum[win[i]!]!;
         }
-        imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
+        const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
         if (imbalance < 0) continue;
-        score = matchScore(spread, imbalance, tolerance);
+        score = matchScore(candidateSpread[pick]!, imbalance, tolerance);
       } else if (teams === 1) {
         winTeam.fill(0, 0, length);
       } else {
         for (let i = 0; i < length; i++) winTeam[i] = i;
       }
-      // Acceptance is by the match score; among acceptable windows the choice weighs imbalance more.
-      const select = spread * spread + selectionWeight * imbalance * imbalance;
-      if (score >= this.candidateRequired[pick]! && select < bestSelect) {
+      if (score >= this.candidateRequired[pick]! && score > bestScore) {
         bestScore = score;
-        bestSelect = select;
         bestLength = length;
         for (let i = 0; i < length; i++) {
           this.bestWin[i] = win[i]!;
           this.bestTeam[i] = winTeam[i]!;
         }
         // Nothing left can beat a window as good as its spread allows (the rest spread at least as much).
-        if (imbalance === 0) break;
+        if (score === bound) break;
       }
     }
     return { score: bestScore, length: bestLength };
   }
 
-  /**
-   * Writes a window (its left and right neighbour counts on server `bit`, less the one `drop` leaves
-   * out, as in `candidateDrop`) into `win`, in rating order.
-   */
-  private contiguousWindow(
-    a: number,
-    bit: number,
-    leftCount: number,
-    rightCount: number,
-    drop: number,
-  ): number {
-    const { win, leftOnServer, rightOnServer } = this;
-    this.onServer(bit, leftCount, rightCount);
+  /** Writes a contiguous split (its left and right neighbour counts on server `bit`) into `win`, in rating order. */
+  private contiguousWindow(a: number, bit: number, leftCount: number, rightCount: number): number {
+    const { win, leftOnServer, leftMask, leftUnit, rightMask, rightUnit } = this;
     let length = 0;
-    for (let i = leftCount - 1; i >= 0; i--) if (i !== drop - 1) win[length++] = leftOnServer[i]!;
+    let taken = 0;
+    for (let i = 0; i < this.leftNeighbourCount && taken < leftCount; i++) {
+      if ((leftMask[i]! & bit) !== 0) leftOnServer[taken++] = leftUnit[i]!;
+    }
+    for (let i = taken - 1; i >= 0; i--) win[length++] = leftOnServer[i]!;
     win[length++] = a;
-    for (let i = 0; i < rightCount; i++) if (i !== -drop - 1) win[length++] = rightOnServer[i]!;
+    taken = 0;
+    for (let i = 0; i < this.rightNeighbourCount && taken < rightCount; i++) {
+      if ((rightMask[i]! & bit) !== 0) {
+        win[length++] = rightUnit[i]!;
+        taken++;
+      }
+    }
     return length;
   }
 

@@ -19,13 +19,7 @@ import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
 import type { QueueModel } from "./queue-model.js";
-import {
-  neighbourLimits,
-  SELECTION_IMBALANCE_WEIGHT,
-  SERVER_BITS,
-  skipCandidatesPerServer,
-  skipsNeighbours,
-} from "./search-limits.js";
+import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import { EXACT_PARTITION_LIMIT, partitionCount, type TeamBalancer } from "./team-balancing.js";
 import type { FoundMatches, SearchSettings } from "./types.js";
 
@@ -54,11 +48,9 @@ export class SinglesScratch {
   cRequired = new Float64Array(0);
   cBit = new Int32Array(0);
   cLeft = new Int32Array(0);
-  cDrop = new Int32Array(0);
   cDone = new Uint8Array(0);
   eBit = new Int32Array(0);
   eLeft = new Int32Array(0);
-  eDrop = new Int32Array(0);
   eSpread = new Float64Array(0);
   win = new Int32Array(0);
   winSize = new Int32Array(0);
@@ -93,8 +85,7 @@ export class SinglesScratch {
       this.orderCapacity = capacity;
     }
     if (matchSize > this.matchCapacity) {
-      // Room for every server's contiguous and near-contiguous windows (these only for small matches).
-      const cap = BITS * (matchSize + skipCandidatesPerServer(matchSize));
+      const cap = BITS * matchSize;
       const grown = {
         listL: new Int32Array(cap),
         listR: new Int32Array(cap),
@@ -104,11 +95,9 @@ export class SinglesScratch {
         cRequired: new Float64Array(cap),
         cBit: new Int32Array(cap),
         cLeft: new Int32Array(cap),
-        cDrop: new Int32Array(cap),
         cDone: new Uint8Array(cap),
         eBit: new Int32Array(cap),
         eLeft: new Int32Array(cap),
-        eDrop: new Int32Array(cap),
         eSpread: new Float64Array(cap),
         win: new Int32Array(matchSize),
         winSize: new Int32Array(matchSize),
@@ -161,9 +150,6 @@ export function searchSingles(
   const matchSize = teams * perTeam;
   const need = matchSize - 1;
   const needsBalance = teams >= 2 && perTeam >= 2;
-  // Near-contiguous windows (one neighbour skipped) need one more neighbour on each side.
-  const skipping = skipsNeighbours(teams, perTeam);
-  const reach = skipping ? need + 1 : need;
   const order = model.ratingOrder;
   const orderLength = order.length;
   const unitMean = model.unitMean;
@@ -171,7 +157,7 @@ export function searchSingles(
   const unitMask = model.unitServerMask!;
   scratch.ensure(model.unitCount, orderLength, matchSize);
   const { pos, links, pMean, pOldest, pMask, listL, listR, prefixOldL, prefixOldR } = scratch;
-  const { cSpread, cRequired, cBit, cLeft, cDrop, cDone, eBit, eLeft, eDrop, eSpread } = scratch;
+  const { cSpread, cRequired, cBit, cLeft, cDone, eBit, eLeft, eSpread } = scratch;
   const { win, winSize, winSum, winTeam, bestWin, bestTeam, cntL, cntR, bitsTried } = scratch;
   const { prev, next, used } = links;
 
@@ -188,10 +174,7 @@ export function searchSingles(
   // sorted ratings and split each pair), at most the spread otherwise; with a small safety margin.
   const imbalanceShare =
     teams === 2 && partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT ? 1 / perTeam : 1;
-  const selectionWeight = SELECTION_IMBALANCE_WEIGHT * SELECTION_IMBALANCE_WEIGHT;
-  const pruneFactor = needsBalance
-    ? (1 + selectionWeight * imbalanceShare * imbalanceShare) * (1 + 1e-9)
-    : 1 + 1e-9;
+  const pruneFactor = needsBalance ? (1 + 4 * imbalanceShare * imbalanceShare) * (1 + 1e-9) : 1 + 1e-9;
   const { keep, scanCap } = neighbourLimits(matchSize);
   const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize), arrays);
 
@@ -205,9 +188,6 @@ export function searchSingles(
     const anchorRequired = requiredScore(anchorWait, targetWaitingTime, anchorWait >= maxWaitingTime);
     const maxDistance = maxSpreadFor(anchorRequired, tolerance);
     const anchorMask = pMask[a]!;
-    // Near-contiguous windows only while the wait still asks for quality (see skipsNeighbours).
-    const skipHere = skipping && anchorRequired > 0;
-    const want = skipHere ? reach : need;
 
     for (let bits = anchorMask; bits !== 0; ) {
       const low = bits & -bits;
@@ -231,9 +211,9 @@ export function searchSingles(
         open ^= low;
         const k = 31 - Math.clz32(low);
         const c = cntL[k]!;
-        listL[k * reach + c] = u;
+        listL[k * need + c] = u;
         cntL[k] = c + 1;
-        if (c + 1 === want) pending ^= low;
+        if (c + 1 === need) pending ^= low;
       }
       if (pending === 0) break;
     }
@@ -250,9 +230,9 @@ export function searchSingles(
         open ^= low;
         const k = 31 - Math.clz32(low);
         const c = cntR[k]!;
-        listR[k * reach + c] = u;
+        listR[k * need + c] = u;
         cntR[k] = c + 1;
-        if (c + 1 === want) pending ^= low;
+        if (c + 1 === need) pending ^= low;
       }
       if (pending === 0) break;
     }
@@ -271,14 +251,14 @@ export function searchSingles(
       let repeated = false;
       for (let t = 0; t < tried; t++) {
         const j = bitsTried[t]!;
-        if (cntL[j] === cl && cntR[j] === cr && sameLists(listL, listR, j, k, cl, cr, reach)) {
+        if (cntL[j] === cl && cntR[j] === cr && sameLists(listL, listR, j, k, cl, cr, need)) {
           repeated = true;
           break;
         }
       }
       if (repeated) continue;
       bitsTried[tried++] = k;
-      const base = k * reach;
+      const base = k * need;
       const from = Math.max(need - cr, 0);
       const to = Math.min(cl, need);
       if (anchorRequired === 0) {
@@ -290,7 +270,6 @@ export function searchSingles(
           cRequired[nc] = 0;
           cBit[nc] = k;
           cLeft[nc] = l;
-          cDrop[nc] = 0;
           cDone[nc] = 0;
           nc++;
         }
@@ -317,40 +296,6 @@ export function searchSingles(
           cRequired[nc] = req;
           cBit[nc] = k;
           cLeft[nc] = l;
-          cDrop[nc] = 0;
-          cDone[nc] = 0;
-          nc++;
-        }
-      }
-      if (!skipHere || cl + cr < reach) continue;
-      // Near-contiguous windows: `reach` neighbours around the anchor with one inner one left out
-      // (leaving out an outer one gives a contiguous window), so that the teams can split evenly.
-      for (let l = Math.max(reach - cr, 0); l <= Math.min(cl, reach); l++) {
-        const r = reach - l;
-        const hi = r > 0 ? pMean[listR[base + r - 1]!]! : meanA;
-        const lo = l > 0 ? pMean[listL[base + l - 1]!]! : meanA;
-        const spread = hi - lo;
-        for (let d = -(r - 1); d <= l - 1; d++) {
-          if (d === 0) continue;
-          // d > 0 leaves out left neighbour d - 1, d < 0 right neighbour -d - 1 (never the outermost).
-          let req = anchorRequired;
-          if (anchorRequired > 0) {
-            let oldest = anchorOld;
-            for (let i = 0; i < l; i++)
-              if (i !== d - 1) oldest = Math.min(oldest, pOldest[listL[base + i]!]!);
-            for (let i = 0; i < r; i++)
-              if (i !== -d - 1) oldest = Math.min(oldest, pOldest[listR[base + i]!]!);
-            if (oldest !== anchorOld) {
-              const wait = Math.max(now - oldest, 0);
-              req = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
-            }
-          }
-          if (scoreBound(spread, tolerance) < req) continue;
-          cSpread[nc] = spread;
-          cRequired[nc] = req;
-          cBit[nc] = k;
-          cLeft[nc] = l;
-          cDrop[nc] = d;
           cDone[nc] = 0;
           nc++;
         }
@@ -371,7 +316,6 @@ export function searchSingles(
         cSpread[kept] = spread;
         cRequired[kept] = 0;
         cBit[kept] = cBit[c]!;
-        cDrop[kept] = cDrop[c]!;
         cLeft[kept++] = cLeft[c]!;
       }
       nc = kept;
@@ -380,7 +324,6 @@ export function searchSingles(
     // Best acceptable candidate: smallest spread first; the spread bounds the score, so stop once
     // no remaining candidate can beat the best one found.
     let bestScore = -1;
-    let bestSelect = Number.POSITIVE_INFINITY;
     let evaluated = 0;
     for (;;) {
       let pick = -1;
@@ -394,19 +337,13 @@ export function searchSingles(
       if (pick < 0) break;
       cDone[pick] = 1;
       const bound = scoreBound(pickSpread, tolerance);
-      if (pickSpread * pickSpread >= bestSelect) break;
+      if (bound <= bestScore) break;
       const k = cBit[pick]!;
       const l = cLeft[pick]!;
-      const drop = cDrop[pick]!;
-      const r = (drop === 0 ? need : reach) - l;
+      const r = need - l;
       let duplicate = false;
       for (let e = 0; e < evaluated; e++) {
-        if (
-          eSpread[e] === pickSpread &&
-          eLeft[e] === l &&
-          eDrop[e] === drop &&
-          sameLists(listL, listR, eBit[e]!, k, l, r, reach)
-        ) {
+        if (eSpread[e] === pickSpread && eLeft[e] === l && sameLists(listL, listR, eBit[e]!, k, l, r, need)) {
           duplicate = true;
           break;
         }
@@ -414,22 +351,20 @@ export function searchSingles(
       if (duplicate) continue;
       eSpread[evaluated] = pickSpread;
       eLeft[evaluated] = l;
-      eDrop[evaluated] = drop;
       eBit[evaluated++] = k;
 
-      const base = k * reach;
+      const base = k * need;
       let length = 0;
-      for (let i = l - 1; i >= 0; i--) if (i !== drop - 1) win[length++] = listL[base + i]!;
+      for (let i = l - 1; i >= 0; i--) win[length++] = listL[base + i]!;
       win[length++] = a;
-      for (let i = 0; i < r; i++) if (i !== -drop - 1) win[length++] = listR[base + i]!;
+      for (let i = 0; i < r; i++) win[length++] = listR[base + i]!;
       let score = bound;
-      let imbalance = 0;
       if (needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = 1;
           winSum[i] = pMean[win[i]!]!;
         }
-        imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
+        const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
         if (imbalance < 0) continue;
         score = matchScore(pickSpread, imbalance, tolerance);
       } else if (teams === 1) {
@@ -437,16 +372,13 @@ export function searchSingles(
       } else {
         for (let i = 0; i < length; i++) winTeam[i] = i;
       }
-      // Acceptance is by the match score; among acceptable windows the choice weighs imbalance more.
-      const select = pickSpread * pickSpread + selectionWeight * imbalance * imbalance;
-      if (score >= cRequired[pick]! && select < bestSelect) {
+      if (score >= cRequired[pick]! && score > bestScore) {
         bestScore = score;
-        bestSelect = select;
         for (let i = 0; i < length; i++) {
           bestWin[i] = win[i]!;
           bestTeam[i] = winTeam[i]!;
         }
-        if (imbalance === 0) break;
+        if (score === bound) break;
       }
     }
     if (bestScore < 0) continue;
