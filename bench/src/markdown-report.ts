@@ -1,20 +1,8 @@
 import type { FirstRequestCase } from "./matchmaker-first-request.js";
+import { FIGURE_HEADER, type QualityReport, scenarioRows, targetLine } from "./matchmaker-quality.js";
 import type { ExplainCase, ShapeCase } from "./matchmaker-shapes.js";
 import type { SpeedCase } from "./matchmaker-speed.js";
 import type { StatsBenchReport } from "./stats-benchmark.js";
-
-interface StrategyMetrics {
-  strategy: string;
-  meanRatingSpread: number;
-  meanTeamImbalance: number;
-  meanWait: number;
-  p95Wait: number;
-  shareMatched: number;
-}
-
-interface QualityReport {
-  scenarios: Array<{ scenario: { name: string }; arrivals: number; strategies: StrategyMetrics[] }>;
-}
 
 export interface BenchReport {
   generatedAt: string;
@@ -60,7 +48,7 @@ export function markdownReport(report: BenchReport): string {
     "",
     firstRequestTable(report.firstRequest),
     "",
-    "**Quality**: a queue replayed second by second (see apps/matchmaker/ALGORITHM.md).",
+    "**Quality**: arrival streams replayed second by second through `findMatches` in process and two baselines, against an offline reference that knows every arrival and is held to our waits (see apps/matchmaker/ALGORITHM.md §8). Spread and imbalance are means per match; favourite is the stronger team's Elo expected score.",
     "",
     qualitySection(report.quality as QualityReport),
     "",
@@ -133,22 +121,12 @@ function firstRequestTable(cases: FirstRequestCase[]): string {
   );
 }
 
-/** One table per replayed scenario. */
+/** One table per replayed scenario: the strategies, the offline reference and ours / reference. */
 function qualitySection(quality: QualityReport): string {
   return quality.scenarios
     .map((s) => {
-      const rows = s.strategies.map((m) => [
-        m.strategy,
-        m.meanRatingSpread.toFixed(1),
-        m.meanTeamImbalance.toFixed(1),
-        `${m.meanWait.toFixed(1)} s`,
-        `${m.p95Wait.toFixed(0)} s`,
-        `${(m.shareMatched * 100).toFixed(1)} %`,
-      ]);
-      return `**${s.scenario.name}** (${s.arrivals} arrivals)\n\n${table(
-        ["strategy", "rating spread per match", "team imbalance", "mean wait", "p95 wait", "matched"],
-        rows,
-      )}`;
+      const note = targetLine(s);
+      return `**${s.scenario.name}** (${s.arrivals} arrivals)\n\n${table(["strategy", ...FIGURE_HEADER], scenarioRows(s))}${note === "" ? "" : `\n\n${note}`}`;
     })
     .join("\n\n");
 }

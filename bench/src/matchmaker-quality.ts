@@ -1,307 +1,209 @@
 /**
- * Quality benchmark: replays a seeded queue second by second through a matching strategy and
- * measures what players feel: rating spread inside matches, team imbalance, waiting time, and the
- * share of arrivals that got a match. Compares `findMatches` with two baselines, scoring every
- * strategy's matches with the matchmaker's own `matchScore` at a fixed tolerance. Part of
- * `pnpm bench`; alone: `node bench/dist/matchmaker-quality.js` after `pnpm build`.
+ * Quality benchmark: replays seeded arrival streams second by second through the matchmaker's
+ * `findMatches` (in process) and two baselines, and builds for each scenario an offline reference
+ * (a schedule that knows every arrival, held to our waits; `quality-reference.ts`). Reports what
+ * players feel (rating spread, team imbalance, the favourite's expected score, waits, share matched)
+ * and ours / reference for each figure. Part of `pnpm bench`; alone:
+ * `node bench/dist/matchmaker-quality.js` after `pnpm build` (`--quick` for fewer annealing moves).
  */
 import { fileURLToPath } from "node:url";
-import { findMatches, type MatchGameMode, type MatchTicket, matchScore } from "@arena/matchmaker/matching";
-import { mulberry32, normal } from "./queue-generator.js";
+import { offlineReference, spreadLowerBound } from "./quality-reference.js";
+import {
+  arenaStrategy,
+  firstComeFirstServed,
+  type QualityFigures,
+  qualityFigures,
+  replay,
+  sortByRatingImmediately,
+} from "./quality-replay.js";
+import { QUALITY_SCENARIOS, WAITS_BEFORE_ISSUE_26 } from "./quality-scenarios.js";
+import { generateStream, type QualityScenario } from "./quality-streams.js";
 
-export interface QualityScenario {
-  name: string;
-  numTeams: number;
-  numPlayersPerTeam: number;
-  arrivalsPerSecond: number;
-  /** Seconds with arrivals. */
-  arrivalSeconds: number;
-  /** Seconds stepped afterwards without arrivals; tickets still waiting then count as unmatched. */
-  drainSeconds: number;
-  seed: number;
+export type { QualityScenario } from "./quality-streams.js";
+
+export interface StrategyFigures extends QualityFigures {
+  strategy: string;
 }
 
-export interface StrategyMetrics {
-  strategy: string;
-  matches: number;
-  /** Mean over matches of (max - min rating) of the match's tickets. */
-  meanRatingSpread: number;
-  /** Mean over matches of (max - min) of the teams' mean ratings (0 for co-op, spread for 1-player teams). */
-  meanTeamImbalance: number;
-  /** Waits (match time - joinTimestamp, seconds) of matched tickets. */
-  meanWait: number;
-  p95Wait: number;
-  /** Matched tickets / arrivals. */
-  shareMatched: number;
-  /** Mean matchScore of our formula with the scenario's fixed tolerance (the population's 300). */
-  meanMatchScore: number;
+/** Ours / reference; the favourite's figure as its excess over 50 %. */
+export interface ReferenceRatios {
+  spread: number;
+  imbalance: number;
+  favouriteExcess: number;
+  /** Ours / the lower bound on the spread (`spreadLowerBound`): how far from the optimum at most. */
+  spreadToBound: number;
+}
+
+export interface ScenarioTargets {
+  /** Mean, p95 and maximum wait no longer, share matched no lower, than before issue 26. */
+  waitsNoWorse: boolean;
+  spreadWithin125PercentOfReference: boolean;
+  imbalanceWithin150PercentOfReference: boolean;
+  /** ≤ 52 % with 2 players a team, ≤ 51 % with more. */
+  favouriteAtMost: boolean;
 }
 
 export interface ScenarioReport {
   scenario: QualityScenario;
   arrivals: number;
-  strategies: StrategyMetrics[];
-  targets: {
-    p95WaitAtMost25s: boolean;
-    atLeast95PercentMatched: boolean;
-    spreadAtMostHalfOfFcfs: boolean;
-    imbalanceAtMostQuarterOfFcfs: boolean;
-  };
+  strategies: StrategyFigures[];
+  reference: QualityFigures;
+  /** A lower bound on the mean spread of any schedule held to our maximum wait and share matched. */
+  spreadBound: number;
+  ratios: ReferenceRatios;
+  /** Only for issue 26's target scenarios. */
+  targets?: ScenarioTargets;
+  seconds: number;
 }
 
 export interface QualityReport {
   benchmark: "matchmaker-quality";
-  targetWaitingTime: number;
-  ratingDistribution: { mean: number; standardDeviation: number };
-  servers: { total: number; perTicket: [number, number] };
   scenarios: ScenarioReport[];
 }
 
-export const DEFAULT_SCENARIOS: QualityScenario[] = [
-  {
-    name: "2v2, 2 arrivals/s",
-    numTeams: 2,
-    numPlayersPerTeam: 2,
-    arrivalsPerSecond: 2,
-    arrivalSeconds: 600,
-    drainSeconds: 60,
-    seed: 1,
-  },
-  {
-    name: "2v2, 5 arrivals/s",
-    numTeams: 2,
-    numPlayersPerTeam: 2,
-    arrivalsPerSecond: 5,
-    arrivalSeconds: 600,
-    drainSeconds: 60,
-    seed: 2,
-  },
-  {
-    name: "5v5, 5 arrivals/s",
-    numTeams: 2,
-    numPlayersPerTeam: 5,
-    arrivalsPerSecond: 5,
-    arrivalSeconds: 600,
-    drainSeconds: 60,
-    seed: 3,
-  },
-];
+const ratio = (ours: number, reference: number) =>
+  reference > 0 ? ours / reference : ours > 0 ? Infinity : 1;
 
-const TARGET_WAITING_TIME = 20;
-const RATING_MEAN = 1500;
-const RATING_SD = 300;
-const SERVER_COUNT = 10;
-const SERVERS_PER_TICKET: [number, number] = [3, 5];
-const START = 1_700_000_000;
-
-/** A strategy gets the waiting tickets and the time, and returns the matches it forms (teams of tickets). */
-type Strategy = (gameMode: MatchGameMode, waiting: MatchTicket[], now: number) => MatchTicket[][][];
-
-const ours: Strategy = (gameMode, waiting, now) =>
-  findMatches(gameMode, waiting, { now, idSeed: "quality" }).matchSuggestions.map((m) =>
-    m.teams.map((t) => t.tickets),
-  );
-
-/** Takes tickets in `order`; each free ticket seeds a match filled with the next tickets sharing a server. */
-function chunkInOrder(gameMode: MatchGameMode, order: MatchTicket[]): MatchTicket[][][] {
-  const size = gameMode.numTeams * gameMode.numPlayersPerTeam;
-  const used = new Set<MatchTicket>();
-  const matches: MatchTicket[][][] = [];
-  for (let i = 0; i < order.length; i++) {
-    const seed = order[i]!;
-    if (used.has(seed)) continue;
-    let shared = new Set(seed.servers as string[]);
-    const members = [seed];
-    for (let j = i + 1; j < order.length && members.length < size; j++) {
-      const other = order[j]!;
-      if (used.has(other)) continue;
-      const common = new Set((other.servers as string[]).filter((s) => shared.has(s)));
-      if (common.size === 0) continue;
-      shared = common;
-      members.push(other);
-    }
-    if (members.length < size) continue;
-    for (const m of members) used.add(m);
-    const teams: MatchTicket[][] = [];
-    for (let t = 0; t < gameMode.numTeams; t++) {
-      teams.push(members.slice(t * gameMode.numPlayersPerTeam, (t + 1) * gameMode.numPlayersPerTeam));
-    }
-    matches.push(teams);
-  }
-  return matches;
-}
-
-const firstComeFirstServed: Strategy = (gameMode, waiting) =>
-  chunkInOrder(
-    gameMode,
-    [...waiting].sort((a, b) => a.joinTimestamp - b.joinTimestamp),
-  );
-
-const sortByRatingImmediately: Strategy = (gameMode, waiting) =>
-  chunkInOrder(
-    gameMode,
-    [...waiting].sort((a, b) => a.rating - b.rating),
-  );
-
-export const STRATEGIES: ReadonlyArray<[name: string, strategy: Strategy]> = [
-  ["arena (findMatches)", ours],
-  ["first come, first served", firstComeFirstServed],
-  ["sort by rating, match at once", sortByRatingImmediately],
-];
-
-function poisson(rand: () => number, mean: number): number {
-  const limit = Math.exp(-mean);
-  let k = 0;
-  let p = rand();
-  while (p > limit) {
-    k++;
-    p *= rand();
-  }
-  return k;
-}
-
-/** The arrivals of a scenario: the same for every strategy. */
-export function generateArrivals(scenario: QualityScenario): MatchTicket[] {
-  const rand = mulberry32(scenario.seed);
-  const servers = Array.from({ length: SERVER_COUNT }, (_, i) => `server-${i + 1}`);
-  const tickets: MatchTicket[] = [];
-  for (let second = 0; second < scenario.arrivalSeconds; second++) {
-    const count = poisson(rand, scenario.arrivalsPerSecond);
-    for (let i = 0; i < count; i++) {
-      const wanted =
-        SERVERS_PER_TICKET[0] + Math.floor(rand() * (SERVERS_PER_TICKET[1] - SERVERS_PER_TICKET[0] + 1));
-      const pool = [...servers];
-      const chosen: string[] = [];
-      for (let k = 0; k < wanted; k++) chosen.push(pool.splice(Math.floor(rand() * pool.length), 1)[0]!);
-      tickets.push({
-        ticketId: `ticket-${tickets.length}`,
-        joinTimestamp: START + second,
-        rating: Math.round(normal(rand, RATING_MEAN, RATING_SD)),
-        servers: chosen,
-      });
-    }
-  }
-  return tickets;
-}
-
-function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-/** The matchmaker's score with the population's standard deviation as a fixed tolerance. */
-function score(spread: number, imbalance: number, perTeam: number, teams: number): number {
-  return matchScore(spread, teams >= 2 && perTeam >= 2 ? imbalance : 0, RATING_SD);
-}
-
-export function simulate(scenario: QualityScenario, name: string, strategy: Strategy): StrategyMetrics {
-  const gameMode: MatchGameMode = {
-    numTeams: scenario.numTeams,
-    numPlayersPerTeam: scenario.numPlayersPerTeam,
-    targetWaitingTime: TARGET_WAITING_TIME,
-  };
-  const arrivals = generateArrivals(scenario);
-  let next = 0;
-  let waiting: MatchTicket[] = [];
-  const waits: number[] = [];
-  let matches = 0;
-  let spreadSum = 0;
-  let imbalanceSum = 0;
-  let scoreSum = 0;
-  for (let second = 0; second < scenario.arrivalSeconds + scenario.drainSeconds; second++) {
-    const now = START + second;
-    while (next < arrivals.length && arrivals[next]!.joinTimestamp <= now) waiting.push(arrivals[next++]!);
-    const formed = strategy(gameMode, waiting, now);
-    const matched = new Set<MatchTicket>();
-    for (const teams of formed) {
-      const ratings = teams.flat().map((t) => t.rating);
-      const means = teams.map((team) => team.reduce((s, t) => s + t.rating, 0) / team.length);
-      const spread = Math.max(...ratings) - Math.min(...ratings);
-      const imbalance = Math.max(...means) - Math.min(...means);
-      matches++;
-      spreadSum += spread;
-      imbalanceSum += imbalance;
-      scoreSum += score(spread, imbalance, scenario.numPlayersPerTeam, scenario.numTeams);
-      for (const t of teams.flat()) {
-        matched.add(t);
-        waits.push(now - t.joinTimestamp);
-      }
-    }
-    if (matched.size > 0) waiting = waiting.filter((t) => !matched.has(t));
-  }
-  waits.sort((a, b) => a - b);
+function targetsOf(scenario: QualityScenario, ours: QualityFigures, ratios: ReferenceRatios) {
+  const before = WAITS_BEFORE_ISSUE_26[scenario.name];
+  if (!scenario.target || before === undefined) return undefined;
+  const favouriteBar = scenario.numPlayersPerTeam <= 2 ? 0.52 : 0.51;
   return {
-    strategy: name,
-    matches,
-    meanRatingSpread: matches === 0 ? 0 : spreadSum / matches,
-    meanTeamImbalance: matches === 0 ? 0 : imbalanceSum / matches,
-    meanWait: waits.length === 0 ? 0 : waits.reduce((s, w) => s + w, 0) / waits.length,
-    p95Wait: percentile(waits, 0.95),
-    shareMatched: arrivals.length === 0 ? 0 : waits.length / arrivals.length,
-    meanMatchScore: matches === 0 ? 0 : scoreSum / matches,
+    waitsNoWorse:
+      ours.meanWait <= before.meanWait + 0.005 &&
+      ours.p95Wait <= before.p95Wait &&
+      ours.maxWait <= before.maxWait &&
+      ours.shareMatched >= before.shareMatched - 0.0005,
+    spreadWithin125PercentOfReference: ratios.spread <= 1.25,
+    imbalanceWithin150PercentOfReference: ratios.imbalance <= 1.5,
+    favouriteAtMost: ours.favourite <= favouriteBar,
+  };
+}
+
+export function runScenario(scenario: QualityScenario, movesPerUnit?: number): ScenarioReport {
+  const started = performance.now();
+  const stream = generateStream(scenario);
+  const online = replay(scenario, stream, arenaStrategy());
+  const ours = qualityFigures(stream, online);
+  const strategies: StrategyFigures[] = [
+    { strategy: "arena (findMatches)", ...ours },
+    {
+      strategy: "first come, first served",
+      ...qualityFigures(stream, replay(scenario, stream, firstComeFirstServed)),
+    },
+    {
+      strategy: "sort by rating, match at once",
+      ...qualityFigures(stream, replay(scenario, stream, sortByRatingImmediately)),
+    },
+  ];
+  const options = movesPerUnit === undefined ? {} : { movesPerUnit };
+  const reference = qualityFigures(
+    stream,
+    offlineReference(stream, online, scenario.numPlayersPerTeam, options),
+  );
+  const matchSize = scenario.numTeams * scenario.numPlayersPerTeam;
+  const spreadBound = spreadLowerBound(stream, ours.matches, matchSize, ours.maxWait);
+  const ratios = {
+    spread: ratio(ours.spread, reference.spread),
+    imbalance: ratio(ours.imbalance, reference.imbalance),
+    favouriteExcess: ratio(ours.favourite - 0.5, reference.favourite - 0.5),
+    spreadToBound: ratio(ours.spread, spreadBound),
+  };
+  const targets = targetsOf(scenario, ours, ratios);
+  return {
+    scenario,
+    arrivals: stream.tickets.length,
+    strategies,
+    reference,
+    spreadBound,
+    ratios,
+    ...(targets === undefined ? {} : { targets }),
+    seconds: (performance.now() - started) / 1000,
   };
 }
 
 export async function runQualityBenchmark(
-  scenarios: QualityScenario[] = DEFAULT_SCENARIOS,
+  scenarios: QualityScenario[] = QUALITY_SCENARIOS,
+  movesPerUnit?: number,
 ): Promise<QualityReport> {
   const reports: ScenarioReport[] = [];
   for (const scenario of scenarios) {
-    const strategies = STRATEGIES.map(([name, strategy]) => simulate(scenario, name, strategy));
-    const [arena, fcfs] = strategies as [StrategyMetrics, StrategyMetrics];
-    reports.push({
-      scenario,
-      arrivals: generateArrivals(scenario).length,
-      strategies,
-      targets: {
-        p95WaitAtMost25s: arena.p95Wait <= 25,
-        atLeast95PercentMatched: arena.shareMatched >= 0.95,
-        spreadAtMostHalfOfFcfs: arena.meanRatingSpread <= 0.5 * fcfs.meanRatingSpread,
-        imbalanceAtMostQuarterOfFcfs: arena.meanTeamImbalance <= 0.25 * fcfs.meanTeamImbalance,
-      },
-    });
+    reports.push(runScenario(scenario, movesPerUnit));
     // Let other work run between scenarios when embedded in a larger bench run.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return {
-    benchmark: "matchmaker-quality",
-    targetWaitingTime: TARGET_WAITING_TIME,
-    ratingDistribution: { mean: RATING_MEAN, standardDeviation: RATING_SD },
-    servers: { total: SERVER_COUNT, perTicket: SERVERS_PER_TICKET },
-    scenarios: reports,
-  };
+  return { benchmark: "matchmaker-quality", scenarios: reports };
 }
 
-/** The report as a plain-text table. */
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+
+function figureCells(f: QualityFigures): string[] {
+  return [
+    f.spread.toFixed(1),
+    f.imbalance.toFixed(1),
+    pct(f.favourite),
+    `${f.meanWait.toFixed(1)} / ${f.p95Wait} / ${f.maxWait} s`,
+    pct(f.shareMatched),
+  ];
+}
+
+export const FIGURE_HEADER = ["spread", "imbalance", "favourite", "wait mean / p95 / max", "matched"];
+
+/** Rows of one scenario: each strategy, the reference, and ours / reference. */
+export function scenarioRows(s: ScenarioReport): string[][] {
+  return [
+    ...s.strategies.map((f) => [f.strategy, ...figureCells(f)]),
+    ["offline reference (knows every arrival)", ...figureCells(s.reference)],
+    [
+      "ours / reference",
+      `×${s.ratios.spread.toFixed(2)}`,
+      `×${s.ratios.imbalance.toFixed(2)}`,
+      `×${s.ratios.favouriteExcess.toFixed(2)} of the excess over 50 %`,
+      "",
+      "",
+    ],
+    [
+      "lower bound on spread (any schedule at our waits) / ours / bound",
+      s.spreadBound === undefined
+        ? ""
+        : `${s.spreadBound.toFixed(1)} / ×${s.ratios.spreadToBound.toFixed(2)}`,
+      "",
+      "",
+      "",
+      "",
+    ],
+  ];
+}
+
+export function targetLine(s: ScenarioReport): string {
+  if (s.targets === undefined) return "";
+  const failed = Object.entries(s.targets)
+    .filter(([, ok]) => !ok)
+    .map(([name]) => name);
+  return failed.length === 0 ? "issue 26 targets: all met" : `issue 26 targets missed: ${failed.join(", ")}`;
+}
+
+/** The report as plain-text tables. */
 export function formatQualityReport(report: QualityReport): string {
   const lines: string[] = [];
-  const header = ["strategy", "matches", "spread", "imbalance", "wait avg", "wait p95", "matched", "score"];
-  for (const scenario of report.scenarios) {
-    lines.push(
-      `${scenario.scenario.name} (${scenario.arrivals} arrivals, ${scenario.scenario.arrivalSeconds} s + ${scenario.scenario.drainSeconds} s drain)`,
-    );
-    const rows = scenario.strategies.map((s) => [
-      s.strategy,
-      String(s.matches),
-      s.meanRatingSpread.toFixed(1),
-      s.meanTeamImbalance.toFixed(1),
-      `${s.meanWait.toFixed(1)} s`,
-      `${s.p95Wait.toFixed(0)} s`,
-      `${(100 * s.shareMatched).toFixed(1)} %`,
-      s.meanMatchScore.toFixed(3),
-    ]);
+  const header = ["strategy", ...FIGURE_HEADER];
+  for (const s of report.scenarios) {
+    lines.push(`${s.scenario.name} (${s.arrivals} arrivals, ${s.seconds.toFixed(1)} s to run)`);
+    const rows = scenarioRows(s);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const row = (cells: string[]) =>
       cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-    lines.push(row(header), ...rows.map(row));
-    const failed = Object.entries(scenario.targets)
-      .filter(([, ok]) => !ok)
-      .map(([name]) => name);
-    lines.push(failed.length === 0 ? "targets: all met" : `targets missed: ${failed.join(", ")}`, "");
+    lines.push(row(header), ...rows.map(row), targetLine(s), "");
   }
   return lines.join("\n");
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(formatQualityReport(await runQualityBenchmark()));
+  const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
+  const scenarios = QUALITY_SCENARIOS.filter((s) => only === undefined || s.name.includes(only));
+  const quick = process.argv.includes("--quick");
+  const report = await runQualityBenchmark(scenarios, quick ? 60 : undefined);
+  console.log(formatQualityReport(report));
+  if (process.argv.includes("--json"))
+    console.log(JSON.stringify(report.scenarios.map((s) => [s.scenario.name, s.strategies[0], s.reference])));
 }

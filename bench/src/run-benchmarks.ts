@@ -36,7 +36,7 @@ type MatchmakerPart = Pick<
   BenchReport,
   "matchmakerSpeed" | "growth" | "memory" | "shapes" | "explain" | "firstRequest" | "quality"
 >;
-const PARTS = ["matchmaker", "gateway", "stats", "queue", "pooling"] as const;
+const PARTS = ["matchmaker", "quality", "gateway", "stats", "queue", "pooling"] as const;
 
 function writeReport(report: FullReport): void {
   mkdirSync(dirname(resultsFile), { recursive: true });
@@ -60,8 +60,10 @@ async function runGatewaySection(): Promise<GatewayProxyReport> {
 }
 
 /**
- * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|gateway|stats|queue|pooling` runs one, keeping
- * the other parts' figures from the previous report, so latest.json and latest.md always hold all four.
+ * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|quality|gateway|stats|queue|pooling` runs one,
+ * keeping the other parts' figures from the previous report, so latest.json and latest.md always hold
+ * them all. The matchmaker part includes its quality benchmark; `quality` runs only that (in process,
+ * no services).
  */
 async function main(): Promise<void> {
   const started = new Date();
@@ -73,7 +75,13 @@ async function main(): Promise<void> {
   const previous: Partial<FullReport> = existsSync(resultsFile)
     ? (JSON.parse(readFileSync(resultsFile, "utf8")) as Partial<FullReport>)
     : {};
-  const matchmaker: Partial<MatchmakerPart> = runs("matchmaker") ? await runMatchmakerPart() : previous;
+  let matchmaker: Partial<MatchmakerPart> = runs("matchmaker") ? await runMatchmakerPart() : previous;
+  if (only === "quality") {
+    console.log("Quality (queue replayed second by second):");
+    const quality = await runQuality();
+    console.log(quality.text);
+    matchmaker = { ...previous, quality: quality.report };
+  }
   const gatewayProxy = runs("gateway") ? await runGatewaySection() : previous.gatewayProxy;
   let stats = previous.stats;
   if (runs("stats")) {
