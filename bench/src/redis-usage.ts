@@ -48,6 +48,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const { Redis } = await import("ioredis");
   for (let tries = 0; tries < 50; tries++) {
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on("error", () => {}); // refused until the server listens: the loop tries again
     try {
       await probe.connect();
       await probe.ping();
