@@ -8,6 +8,7 @@ import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
 import { createTenant, json, userToken } from "./gateway-tenant.js";
 import { ascending, percentileOfSorted, round } from "./http-timing.js";
 import { startLicensedMatchmaker } from "./licensed-matchmaker.js";
+import { PostgresMeter } from "./postgres-usage.js";
 import { nodeFlags, type Service, stopService } from "./processes.js";
 import {
   cpuSeconds,
@@ -18,6 +19,8 @@ import {
   total,
 } from "./prometheus-text.js";
 import { RestTransport, sleep, type Transport, WebSocketTransport } from "./queue-servers.js";
+import { type PrivateRedis, RedisMeter, startPrivateRedis } from "./redis-usage.js";
+import { ResourceMeter, type ResourceReport, resourceMarkdown } from "./resource-usage.js";
 import { clearPrefix } from "./stats-benchmark.js";
 
 const GAME_ID = "queue-2v2";
@@ -58,6 +61,8 @@ export interface HostedQueueReport {
   /** Matches per status in PostgreSQL at the end. */
   databaseMatches: Record<string, number>;
   profile: QueueProfile;
+  /** Where the resources went, per player (absent from reports before it was measured). */
+  resources?: ResourceReport;
   targets: { acceptedPerSecond: number; p95Ms: number; errors: number; playersInTwoMatches: number };
 }
 
@@ -193,6 +198,7 @@ interface QueuePlatform {
   stats: Service;
   gateway: Service;
   statsDatabaseUrl: string;
+  gatewayDatabaseUrl: string;
 }
 
 /** The simulated game servers, and the matches they are still confirming or completing. */
@@ -231,24 +237,69 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
   const redisPrefix = `arena_bench_queue_${process.pid}:`;
   const databases: TestDatabase[] = [];
   const services: Service[] = [];
-  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  const own = await ownRedis();
+  const redisUrl = own?.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const redis = new Redis(redisUrl);
   try {
-    const platform = await startQueuePlatform(root, redisPrefix, databases, services);
+    const platform = await startQueuePlatform(
+      root,
+      { url: redisUrl, prefix: redisPrefix },
+      databases,
+      services,
+    );
     const serverToken = await createGame(platform.gateway.url);
     const tally = new Tally();
     const fleet = await openServers(platform.gateway.url, serverToken, tally);
+    const meter = resourceMeter(platform, services, own && new RedisMeter(redis, redisPrefix));
+    await meter.start();
     const measured = await runLoadWindow(platform, services, fleet, tally, pacing);
+    await meter.endOfLoad();
     await drain(fleet, tally);
+    const resources = await meter.finish(
+      { players: tally.accepted, matches: tally.completed },
+      platform.statsDatabaseUrl,
+    );
     const check = await checkDatabase(platform.statsDatabaseUrl);
-    const report = queueReport(tally, measured, check, pacing.batchSize);
+    const report = { ...queueReport(tally, measured, check, pacing.batchSize), resources };
     console.log(hostedQueueMarkdown(report));
     return report;
   } finally {
     await Promise.all(services.map(stopService));
     await clearPrefix(redis, redisPrefix);
     redis.disconnect();
+    await own?.stop();
     for (const db of databases) await db.drop();
   }
+}
+
+/**
+ * The Redis the apps run on: one of the benchmark's own (so INFO counts its commands only), unless
+ * the apps are pointed at a Redis Cluster (REDIS_CLUSTER_NODES) or BENCH_QUEUE_SHARED_REDIS=1
+ * asks for REDIS_URL's server.
+ */
+async function ownRedis(): Promise<PrivateRedis | undefined> {
+  if (process.env.REDIS_CLUSTER_NODES || process.env.BENCH_QUEUE_SHARED_REDIS === "1") return undefined;
+  return startPrivateRedis();
+}
+
+/** The meters of the apps' processes, the benchmark's two databases and (when its own) Redis. */
+function resourceMeter(
+  platform: QueuePlatform,
+  services: readonly Service[],
+  redis: RedisMeter | undefined,
+): ResourceMeter {
+  const dbName = (url: string) => new URL(url).pathname.slice(1);
+  const adminUrl = new URL(platform.statsDatabaseUrl);
+  adminUrl.pathname = "/postgres";
+  const postgres = new PostgresMeter(adminUrl.toString(), [
+    dbName(platform.statsDatabaseUrl),
+    dbName(platform.gatewayDatabaseUrl),
+  ]);
+  return new ResourceMeter(
+    services,
+    postgres,
+    redis ? { meter: redis, server: "the benchmark's own redis-server" } : null,
+  );
 }
 
 /**
@@ -257,7 +308,7 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
  */
 async function startQueuePlatform(
   root: string,
-  redisPrefix: string,
+  redis: { url: string; prefix: string },
   databases: TestDatabase[],
   services: Service[],
 ): Promise<QueuePlatform> {
@@ -278,7 +329,8 @@ async function startQueuePlatform(
     ports: BENCH_PORTS,
     secrets: BENCH_SECRETS,
     databaseUrls: { stats: statsDatabaseUrl, gateway: gatewayDatabaseUrl },
-    redisKeyPrefix: redisPrefix,
+    redisUrl: redis.url,
+    redisKeyPrefix: redis.prefix,
   };
   const stats = await startApp(root, "stats", wiring, {
     env: {
@@ -294,7 +346,7 @@ async function startQueuePlatform(
     flags: nodeFlags("BENCH_GATEWAY_FLAGS"),
   });
   services.push(gateway);
-  return { matchmaker, stats, gateway, statsDatabaseUrl };
+  return { matchmaker, stats, gateway, statsDatabaseUrl, gatewayDatabaseUrl };
 }
 
 /**
@@ -700,5 +752,6 @@ export function hostedQueueMarkdown(r: HostedQueueReport): string {
     "",
     `Where the time goes (over the load window): stats loop tick ${p.tick.count}× mean ${p.tick.meanMs} ms (p95 ${upTo(p.tick.p95UpToMs)}; mean per step: ${p.tickSteps.map((t) => `${t.step} ${t.meanMs} ms`).join(", ")}); matchmaker call ${p.matchmakerCall.count}× mean ${p.matchmakerCall.meanMs} ms; waiting players at a tick max ${p.waitingPlayers.max.toLocaleString("en")}, last ${p.waitingPlayers.last.toLocaleString("en")}; suggestions ${p.suggestions.stored.toLocaleString("en")} stored, ${p.suggestions.dropped.toLocaleString("en")} dropped; pushes ${p.pushes.offered.toLocaleString("en")} offered, ${p.pushes.unclaimed.toLocaleString("en")} unclaimed. Completion transactions ${p.completionTransactions.count.toLocaleString("en")}, ${p.completionTransactions.meanSize} completions each on average. Adds answered, as the servers saw them: REST p50 ${p.addAnswered.rest.p50Ms} ms, p95 ${p.addAnswered.rest.p95Ms} ms; WebSocket p50 ${p.addAnswered.websocket.p50Ms} ms, p95 ${p.addAnswered.websocket.p95Ms} ms. Stats routes: ${routes}. CPU (cores of ${cpus().length}): ${cpu}.`,
     "",
+    ...(r.resources ? [resourceMarkdown(r.resources)] : []),
   ].join("\n");
 }
