@@ -11,7 +11,7 @@ const logger = createLogger({ name: "stats", level: config.LOG_LEVEL });
 const pool = createPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
 const loopPool = createPool(config.DATABASE_URL, config.MATCHMAKING_POOL_SIZE);
 const db = createDatabaseClient(pool);
-const redis = createRedis(config.REDIS_URL, { connectionName: "stats" });
+const redis = createRedis(config, { connectionName: "stats" });
 try {
   await assertSchemaIsCurrent(db);
   const keys = redisKeys(config.REDIS_KEY_PREFIX);

@@ -106,7 +106,7 @@ export async function createHarness(options: InstanceOptions = {}): Promise<Harn
     const loopPool = createPool(database.url, 2);
     const db = createDatabaseClient(pool);
     // Like production: commands fail at once while Redis is unreachable (no offline queue).
-    const redis = createRedis(options.redisUrl ?? testRedis.url, { connectionName: "stats-test" });
+    const redis = createRedis(options.redisUrl ?? testRedis.connection, { connectionName: "stats-test" });
     const logger = createLogger({ name: "stats", level: "silent" });
     const stats = createApp({
       db,
