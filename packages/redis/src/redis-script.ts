@@ -21,7 +21,12 @@ export interface RedisScriptDefinition<Ids> {
 
 type ScriptCommand = (numberOfKeys: number, ...keysAndArgs: Array<string | number>) => Promise<unknown>;
 
-const registry = new Map<string, RedisScript<never>>();
+// Kept on globalThis: a process may load this module twice (its source and its build, or a test
+// runner's separate module instances), and every copy must see every script.
+const REGISTRY = Symbol.for("arena.redisScripts");
+const shared = globalThis as { [REGISTRY]?: Map<string, RedisScript<never>> };
+shared[REGISTRY] ??= new Map();
+const registry = shared[REGISTRY];
 
 export class RedisScript<Ids> {
   /** The command ioredis defines on a client: EVALSHA, and EVAL once when the node lacks the script. */

@@ -41,7 +41,8 @@ export interface TestClusterOptions {
  */
 export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
   const masters = options.masters ?? 3;
-  const total = masters * (1 + (options.replicasPerMaster ?? 1));
+  const replicasPerMaster = options.replicasPerMaster ?? 1;
+  const total = masters * (1 + replicasPerMaster);
   const dir = mkdtempSync(join(tmpdir(), "arena-redis-cluster-"));
   const ports = await freeClusterPorts(total);
   const nodes = new Map<number, ChildProcess>();
@@ -57,7 +58,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
       "create",
       ...ports.map((p) => `127.0.0.1:${p}`),
       "--cluster-replicas",
-      String(options.replicasPerMaster ?? 1),
+      String(replicasPerMaster),
       "--cluster-yes",
     ]);
   } catch (err) {
@@ -69,8 +70,15 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     killAll();
     process.removeListener("exit", killAll);
   });
-  await cluster.waitUntilHealthy(30_000);
-  await Promise.all((await mastersOf(ports)).map((port) => cluster.replicaOf(port)));
+  try {
+    await cluster.waitUntilHealthy(30_000);
+    if (replicasPerMaster > 0) {
+      await Promise.all((await mastersOf(ports)).map((port) => cluster.replicaOf(port)));
+    }
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
   return cluster;
 }
 
@@ -158,6 +166,8 @@ function startNode(dir: string, port: number, nodeTimeoutMs: number): ChildProce
     "--logfile", join(dir, `${port}.log`),
   ], { stdio: "ignore" });
   child.on("error", () => {});
+  // A test that fails before stop() must not keep the test runner waiting: the exit handler kills it.
+  child.unref();
   return child;
 }
 
