@@ -31,8 +31,7 @@ async function call(limit: ReturnType<typeof tenantRateLimit>, tenantId: string)
   return passed ? 200 : 0;
 }
 
-const countOf = async (tenantId: string) =>
-  Number(await reader.get(redis.keys.tenant(tenantId, "requests")));
+const countOf = async (tenantId: string) => Number(await reader.get(redis.keys.tenant(tenantId, "requests")));
 
 /** A limit of 1000 requests a minute on a ready client: far below half of it, requests count locally. */
 async function localLimit(flushIntervalMs: number) {

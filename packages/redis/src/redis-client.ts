@@ -118,6 +118,9 @@ function clusterOptions(url: string, common: RedisOptions): ClusterOptions {
     retryDelayOnFailover: 200,
     retryDelayOnTryAgain: 200,
     slotsRefreshTimeout: 2_000,
+    // Read the slot map every 2 s: a subscriber connection sends no command that would be
+    // redirected (MOVED), so only this tells it that a failover moved its channels' shard.
+    slotsRefreshInterval: 2_000,
     maxRedirections: 16,
   };
 }

@@ -17,6 +17,8 @@ export interface TestCluster {
   masterOf(key: string): Promise<number>;
   /** A replica of the master on `masterPort`, once it is in sync. */
   replicaOf(masterPort: number): Promise<number>;
+  /** What the node on `port` is now (down: it does not answer). */
+  role(port: number): Promise<"master" | "replica" | "down">;
   /** SIGKILLs a node (a crashed master); its replica takes over after the node timeout. */
   kill(port: number): void;
   /** `CLUSTER FAILOVER` on a replica: it becomes master of its master's slots, without loss. */
@@ -113,6 +115,11 @@ function clusterControl(
         }
         return undefined;
       });
+    },
+    async role(port) {
+      const info = await withNode(port, (node) => node.info("replication")).catch(() => undefined);
+      if (info === undefined) return "down";
+      return info.includes("role:master") ? "master" : "replica";
     },
     kill(port) {
       nodes.get(port)?.kill("SIGKILL");
