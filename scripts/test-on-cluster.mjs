@@ -13,7 +13,8 @@ const { startTestCluster } = await import(join(root, "packages/redis/dist/index.
 
 /** Package → the test files (jest path patterns) that touch Redis in a way a cluster can break. */
 const SUITES = [
-  ["@arena/redis", []],
+  // the fan-out and the harness (the script-slot and failover tests start clusters of their own)
+  ["@arena/redis", ["test/push-fanout", "test/redis.test"]],
   // leaderboards and the outbox, the hosted queue and its matchmaking lease, the push fan-out
   ["@arena/stats", ["test/leaderboard", "test/queue", "test/push-and-backfill", "test/completion.test"]],
   // login throttles, tenant rate limits, the admin token guard (rate-limiter-flexible), WebSocket pushes

@@ -22,6 +22,8 @@ export interface TestRedis {
   keys: RedisKeys;
   /** A new client on the test Redis; closed by `cleanup`. */
   client(): Redis;
+  /** Every key under the prefix (on a cluster, from every master). */
+  scanKeys(): Promise<string[]>;
   /** Deletes every key under the prefix. */
   flush(): Promise<void>;
   /** Deletes every key under the prefix and closes the clients. */
@@ -47,15 +49,25 @@ export async function createTestRedis(name = "arena_test"): Promise<TestRedis> {
 
   // On a cluster every master holds some of the keys: each is scanned, its keys removed one by one
   // (a multi-key UNLINK must stay in one slot).
-  const flush = async () => {
+  // A master a test killed is still listed until the client's next slot refresh; its keys went
+  // with it (its replica, now master, is listed too).
+  const eachServer = async (work: (server: SingleRedis) => Promise<void>) => {
     const servers: SingleRedis[] = isCluster(admin) ? admin.nodes("master") : [admin];
     for (const server of servers) {
-      await flushServer(server, prefix, isCluster(admin)).catch((err: unknown) => {
-        // A master a test killed is still listed until the client's next slot refresh; its keys
-        // went with it (its replica, now master, is listed too and flushed).
+      await work(server).catch((err: unknown) => {
         if (server.status === "ready") throw err;
       });
     }
+  };
+  const flush = () => eachServer((server) => flushServer(server, prefix, isCluster(admin)));
+  const scanKeys = async () => {
+    const found: string[] = [];
+    await eachServer(async (server) => {
+      await scanServer(server, prefix, async (keys) => {
+        found.push(...keys);
+      });
+    });
+    return found;
   };
 
   return {
@@ -69,6 +81,7 @@ export async function createTestRedis(name = "arena_test"): Promise<TestRedis> {
       clients.push(client);
       return client;
     },
+    scanKeys,
     flush,
     async cleanup() {
       await flush();
@@ -77,18 +90,27 @@ export async function createTestRedis(name = "arena_test"): Promise<TestRedis> {
   };
 }
 
-async function flushServer(server: SingleRedis, prefix: string, oneByOne: boolean): Promise<void> {
+async function scanServer(
+  server: SingleRedis,
+  prefix: string,
+  each: (keys: string[]) => Promise<void>,
+): Promise<void> {
   let cursor = "0";
   do {
     const [next, found] = await server.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
     cursor = next;
-    if (found.length === 0) continue;
+    if (found.length > 0) await each(found);
+  } while (cursor !== "0");
+}
+
+async function flushServer(server: SingleRedis, prefix: string, oneByOne: boolean): Promise<void> {
+  await scanServer(server, prefix, async (found) => {
     if (!oneByOne) {
       await server.unlink(...found);
-      continue;
+      return;
     }
     const pipeline = server.pipeline();
     for (const key of found) pipeline.unlink(key);
     await pipeline.exec();
-  } while (cursor !== "0");
+  });
 }
