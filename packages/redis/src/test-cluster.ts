@@ -125,10 +125,17 @@ function clusterControl(
       nodes.get(port)?.kill("SIGKILL");
     },
     async failover(replicaPort) {
-      await withNode(replicaPort, (node) => node.cluster("FAILOVER"));
-      await until(20_000, `${replicaPort} to become a master`, async () => {
-        const info = await withNode(replicaPort, (node) => node.info("replication"));
-        return info.includes("role:master") ? true : undefined;
+      // A manual failover gives up when the replica cannot catch up in time (a loaded machine):
+      // asked again until the replica is master.
+      await until(30_000, `${replicaPort} to become a master`, async () => {
+        if ((await this.role(replicaPort)) === "master") return true;
+        await withNode(replicaPort, (node) => node.cluster("FAILOVER"));
+        const deadline = Date.now() + 5_000;
+        while (Date.now() < deadline) {
+          if ((await this.role(replicaPort)) === "master") return true;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return undefined;
       });
     },
     async waitUntilHealthy(timeoutMs = 30_000) {

@@ -44,29 +44,32 @@ describe("push fan-out on a Redis Cluster", () => {
     const receiver = new PushFanout({ redis: gateway, keys });
     const deliveries: FanoutDelivery[] = [];
     const stop = await receiver.listen("r1", { delivery: (d) => deliveries.push(d), broadcast: () => {} });
-    await receiver.register("ten_1", "r1", "r1.1", sub, 60_000);
-    expect(await sender.offer("ten_1", "ranked", { n: 1 })).toBe("r1.1");
-    await until(() => deliveries.length === 1);
+    try {
+      await receiver.register("ten_1", "r1", "r1.1", sub, 60_000);
+      expect(await sender.offer("ten_1", "ranked", { n: 1 })).toBe("r1.1");
+      await until(() => deliveries.length === 1);
 
-    // The master serving the replica channel fails over by CLUSTER FAILOVER (planned), the one
-    // holding the tenant's keys is killed (a crash); one node may be both.
-    const channelMaster = await cluster.masterOf(keys.global("push", "replica", "r1"));
-    const tenantMaster = await cluster.masterOf(keys.tenant("ten_1", "push", "subs"));
-    await cluster.failover(await cluster.replicaOf(channelMaster));
-    if (tenantMaster !== channelMaster) {
-      const promoted = await cluster.replicaOf(tenantMaster);
-      cluster.kill(tenantMaster);
-      await until(async () => (await cluster.role(promoted)) === "master", 30_000);
+      // The master serving the replica channel fails over by CLUSTER FAILOVER (planned), the one
+      // holding the tenant's keys is killed (a crash); one node may be both.
+      const channelMaster = await cluster.masterOf(keys.global("push", "replica", "r1"));
+      const tenantMaster = await cluster.masterOf(keys.tenant("ten_1", "push", "subs"));
+      await cluster.failover(await cluster.replicaOf(channelMaster));
+      if (tenantMaster !== channelMaster) {
+        const promoted = await cluster.replicaOf(tenantMaster);
+        cluster.kill(tenantMaster);
+        await until(async () => (await cluster.role(promoted)) === "master", 30_000);
+      }
+      await cluster.waitUntilHealthy();
+
+      // The registration survived on the replica (or the gateway's refresh writes it again) and the
+      // subscriber follows the channel's new master.
+      await until(async () => {
+        await receiver.register("ten_1", "r1", "r1.1", sub, 60_000).catch(() => {});
+        const chosen = await sender.offer("ten_1", "ranked", { n: 2 }).catch(() => null);
+        return chosen === "r1.1" && deliveries.some((d) => JSON.parse(d.message).n === 2);
+      }, 30_000);
+    } finally {
+      await stop();
     }
-    await cluster.waitUntilHealthy();
-
-    // The registration survived on the replica (or the gateway's refresh writes it again) and the
-    // subscriber follows the channel's new master.
-    await until(async () => {
-      await receiver.register("ten_1", "r1", "r1.1", sub, 60_000).catch(() => {});
-      const chosen = await sender.offer("ten_1", "ranked", { n: 2 }).catch(() => null);
-      return chosen === "r1.1" && deliveries.some((d) => JSON.parse(d.message).n === 2);
-    }, 30_000);
-    await stop();
   }, 120_000);
 });
