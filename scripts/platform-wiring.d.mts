@@ -29,6 +29,8 @@ export interface PlatformWiring {
   /** Each app's own database. */
   databaseUrls?: Partial<Record<DatabaseApp, string>>;
   redisUrl?: string;
+  /** Redis Cluster seeds (`host:port,...`); when set stats and the gateway use the cluster. */
+  redisClusterNodes?: string;
   /** The start of every Redis key of stats and the gateway. */
   redisKeyPrefix?: string;
   /** Where the license service writes its mails when it has no SMTP server. */

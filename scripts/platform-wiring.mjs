@@ -48,7 +48,11 @@ export function appEnvironment(app, wiring) {
   const url = (name) => (ports[name] === undefined ? undefined : localUrl(ports[name]));
   const database = { DATABASE_URL: wiring.databaseUrls?.[app] };
   // Stats and the gateway share the WebSocket pushes' keys and channels: one Redis, one prefix.
-  const redis = { REDIS_URL: wiring.redisUrl, REDIS_KEY_PREFIX: wiring.redisKeyPrefix };
+  const redis = {
+    REDIS_URL: wiring.redisUrl,
+    REDIS_CLUSTER_NODES: wiring.redisClusterNodes,
+    REDIS_KEY_PREFIX: wiring.redisKeyPrefix,
+  };
   const own = {
     license: () => ({
       ...database,

@@ -88,6 +88,7 @@ function parseSettings(args) {
     devDir: resolve(root, process.env.ARENA_DEV_DIR?.trim() || ".dev"),
     serverUrl,
     redisUrl,
+    redisClusterNodes: process.env.REDIS_CLUSTER_NODES?.trim() || undefined,
     // The apps' default "arena:" for the default prefix; a platform of its own for any other.
     redisKeyPrefix: process.env.REDIS_KEY_PREFIX?.trim() || `${prefix.replace(/_+$/, "") || "arena"}:`,
     host: process.env.HOST?.trim() || "127.0.0.1",
@@ -163,7 +164,8 @@ async function checkServices(settings) {
   const services = [
     { name: "PostgreSQL", env: "DATABASE_URL", ...settings.serverUrl, start: () => postgresStartCommand() },
   ];
-  if (!settings.matchmakerOnly)
+  // On a Redis Cluster (REDIS_CLUSTER_NODES) the apps report an unreachable one on /readyz.
+  if (!settings.matchmakerOnly && !settings.redisClusterNodes)
     services.push({
       name: "Redis",
       env: "REDIS_URL",
@@ -196,6 +198,7 @@ function wiringFor(settings, secrets) {
     secrets,
     databaseUrls: Object.fromEntries(DATABASE_APPS.map((app) => [app, databaseUrl(settings, app)])),
     redisUrl: settings.redisUrl.url.toString(),
+    redisClusterNodes: settings.redisClusterNodes,
     redisKeyPrefix: settings.redisKeyPrefix,
     mailDir: join(settings.devDir, "mail"),
     host: settings.host,

@@ -79,6 +79,8 @@ export interface PlatformOptions {
   matchmakingIntervalMs?: number;
   /** The Redis every app uses (default: the shared one, each platform under its own key prefix). */
   redisUrl?: string;
+  /** Redis Cluster seeds (`host:port,...`): stats and the gateway use the cluster instead. */
+  redisClusterNodes?: string;
   /** The PostgreSQL server the apps' databases are created on (default: TEST_DATABASE_URL's). */
   databaseServerUrl?: string;
   /** Stats processes on the same database and Redis, each running the loop (default 1). */
@@ -202,6 +204,7 @@ export class PlatformLaunch {
       },
       databaseUrls: this.databaseUrls,
       redisUrl: options.redisUrl,
+      redisClusterNodes: options.redisClusterNodes,
       redisKeyPrefix: this.redisKeyPrefix,
       mailDir: join(root, "e2e", ".mail"),
       host: "127.0.0.1",

@@ -26,6 +26,7 @@ const CLI_SETTINGS = [
   "WS_MAX_CONNECTIONS_PER_TENANT",
   // clear-login-lock
   "REDIS_URL",
+  "REDIS_CLUSTER_NODES",
   "REDIS_KEY_PREFIX",
 ] as const;
 const cliConfigSchema = {
@@ -56,7 +57,7 @@ const db = createDatabaseClient(config.DATABASE_URL);
 let redis: Redis | undefined;
 const locks = {
   clear(tenantId: string, username: string) {
-    redis ??= createRedis(config.REDIS_URL, { connectionName: "gateway-cli", queueWhileDisconnected: true });
+    redis ??= createRedis(config, { connectionName: "gateway-cli", queueWhileDisconnected: true });
     return loginLocks(redis, redisKeys(config.REDIS_KEY_PREFIX)).clear(tenantId, username);
   },
 };

@@ -9,7 +9,7 @@ import { assertSchemaIsCurrent } from "./schema-version.js";
 const config = readConfigOrExit("gateway", loadGatewayConfig);
 const logger = createLogger({ name: "gateway", level: config.LOG_LEVEL, redactKeys: GATEWAY_REDACTED_KEYS });
 const db = createDatabaseClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-const redis = createRedis(config.REDIS_URL, { connectionName: "gateway" });
+const redis = createRedis(config, { connectionName: "gateway" });
 try {
   await assertSchemaIsCurrent(db);
   const gateway = createApp({ db, redis, clock: systemClock, config, logger });

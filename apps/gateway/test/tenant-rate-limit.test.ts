@@ -1,12 +1,16 @@
-import { createTestRedis, type TestRedis } from "@arena/redis";
+import { createTestRedis, type Redis, type TestRedis } from "@arena/redis";
 import { type AppError, ManualClock, systemClock } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { NextFunction, Request, Response } from "express";
 import { tenantRateLimit } from "../src/access/tenant-rate-limit.js";
 
 let redis: TestRedis;
+/** Connected once: a new client per read (on a cluster, slot discovery first) could outlast a flush. */
+let reader: Redis;
 beforeAll(async () => {
   redis = await createTestRedis("gateway_rate_test");
+  reader = redis.client();
+  await reader.ping();
 });
 afterAll(async () => {
   await redis.cleanup();
@@ -27,8 +31,7 @@ async function call(limit: ReturnType<typeof tenantRateLimit>, tenantId: string)
   return passed ? 200 : 0;
 }
 
-const countOf = async (tenantId: string) =>
-  Number(await redis.client().get(redis.keys.tenant(tenantId, "requests")));
+const countOf = async (tenantId: string) => Number(await reader.get(redis.keys.tenant(tenantId, "requests")));
 
 /** A limit of 1000 requests a minute on a ready client: far below half of it, requests count locally. */
 async function localLimit(flushIntervalMs: number) {

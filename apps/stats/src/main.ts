@@ -20,7 +20,7 @@ const replica = new ReadReplica(
   { db, pool },
   readPool && readDb ? { db: readDb, pool: readPool } : undefined,
 );
-const redis = createRedis(config.REDIS_URL, { connectionName: "stats" });
+const redis = createRedis(config, { connectionName: "stats" });
 try {
   await assertSchemaIsCurrent(db);
   const keys = redisKeys(config.REDIS_KEY_PREFIX);

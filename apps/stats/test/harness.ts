@@ -135,7 +135,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       connection.catchUpMs,
     );
     // Like production: commands fail at once while Redis is unreachable (no offline queue).
-    const redis = createRedis(options.redisUrl ?? testRedis.url, { connectionName: "stats-test" });
+    const redis = createRedis(options.redisUrl ?? testRedis.connection, { connectionName: "stats-test" });
     const logger = createLogger({ name: "stats", level: "silent" });
     const stats = createApp({
       db,

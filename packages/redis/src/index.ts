@@ -1,4 +1,4 @@
-export type { Redis } from "ioredis";
+export { listenOn, publishMany, publishOn } from "./pubsub.js";
 export {
   type FanoutBroadcast,
   type FanoutDelivery,
@@ -11,10 +11,16 @@ export {
 export {
   type CreateRedisOptions,
   closeRedis,
+  clusterSeeds,
   createRedis,
   DEFAULT_REDIS_URL,
+  isCluster,
+  type Redis,
+  type RedisConnection,
   redisConfigProperties,
   redisReadiness,
 } from "./redis-client.js";
 export { type RedisKeys, redisKeys } from "./redis-keys.js";
+export { RedisScript, type RedisScriptDefinition, redisScript, registeredScripts } from "./redis-script.js";
+export { startTestCluster, type TestCluster, type TestClusterOptions } from "./test-cluster.js";
 export { createTestRedis, type TestRedis } from "./test-redis.js";

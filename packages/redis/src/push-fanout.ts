@@ -1,6 +1,8 @@
 import { type Clock, systemClock } from "@arena/service-kit";
-import type { Redis } from "ioredis";
+import { listenOn, publishMany, publishOn } from "./pubsub.js";
+import type { Redis } from "./redis-client.js";
 import type { RedisKeys } from "./redis-keys.js";
+import { redisScript } from "./redis-script.js";
 
 /** What a connection asked for with `subscribe`. */
 export interface PushSubscription {
@@ -80,8 +82,16 @@ local function keepAlive(ms)
 end
 `;
 
+/** A tenant's five keys, in the order the scripts name them (KEYS[1..5]). */
+const tenantKeys = (keys: RedisKeys, { tenantId }: { tenantId: string }) =>
+  KEY_NAMES.map((name) => keys.tenant(tenantId, "push", name));
+const fanoutScript = (name: string, lua: string) =>
+  redisScript({ name: `push.${name}`, lua, keys: tenantKeys, example: { tenantId: "ten:{1} x" } });
+
 /** ARGV: now, connectionId, ttlMs, entry JSON, gameIds... */
-const REGISTER_SCRIPT = `${LUA_DROP}
+const REGISTER_SCRIPT = fanoutScript(
+  "register",
+  `${LUA_DROP}
 local now = tonumber(ARGV[1])
 local conn = ARGV[2]
 local ttl = tonumber(ARGV[3])
@@ -99,19 +109,25 @@ for i = 5, #ARGV do redis.call('ZADD', KEYS[1], 0, ARGV[i] .. '\\n' .. conn) end
 redis.call('HSET', KEYS[2], conn, ARGV[4])
 redis.call('ZADD', KEYS[3], now + ttl, conn)
 keepAlive(ttl)
-return 1`;
+return 1`,
+);
 
 /** ARGV: connectionId */
-const UNREGISTER_SCRIPT = `${LUA_DROP}
+const UNREGISTER_SCRIPT = fanoutScript(
+  "unregister",
+  `${LUA_DROP}
 drop(ARGV[1])
-return 1`;
+return 1`,
+);
 
 /**
  * ARGV: now, gameId, number of pushes to place, number of excluded connections n, then the
  * excluded connectionIds. Returns, per push, `replica\nconnectionId` of the chosen connection
  * (counted against its rate limit) or false.
  */
-const CHOOSE_SCRIPT = `
+const CHOOSE_SCRIPT = fanoutScript(
+  "choose",
+  `
 local now = tonumber(ARGV[1])
 local game = ARGV[2]
 local pushes = tonumber(ARGV[3])
@@ -173,7 +189,8 @@ if turn ~= nil then
   end
   redis.call('PEXPIRE', KEYS[5], ${IDLE_STATE_TTL_MS})
 end
-return results`;
+return results`,
+);
 
 /**
  * Push fan-out between stats and the gateway replicas (both sides use this one class).
@@ -219,29 +236,18 @@ export class PushFanout {
       expiresAt: now + ttlMs,
       games,
     });
-    await this.redis.eval(
-      REGISTER_SCRIPT,
-      KEY_NAMES.length,
-      ...this.tenantKeys(tenantId),
-      now,
-      connectionId,
-      ttlMs,
-      entry,
-      ...games,
-    );
+    await REGISTER_SCRIPT.run(this.redis, this.keys, { tenantId }, now, connectionId, ttlMs, entry, ...games);
   }
 
   async unregister(tenantId: string, connectionId: string): Promise<void> {
-    await this.redis.eval(UNREGISTER_SCRIPT, KEY_NAMES.length, ...this.tenantKeys(tenantId), connectionId);
+    await UNREGISTER_SCRIPT.run(this.redis, this.keys, { tenantId }, connectionId);
   }
 
   /** Subscribes (on a duplicate connection) to this replica's channel and to the broadcast channel. Returns a stop function. */
   async listen(replicaId: string, handlers: PushFanoutHandlers): Promise<() => Promise<void>> {
-    const subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    subscriber.on("error", () => {});
     const replicaChannel = this.replicaChannel(replicaId);
     const broadcastChannel = this.broadcastChannel();
-    subscriber.on("message", (channel: string, text: string) => {
+    return listenOn(this.redis, [replicaChannel, broadcastChannel], (channel, text) => {
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -251,12 +257,6 @@ export class PushFanout {
       if (channel === replicaChannel && isDelivery(parsed)) handlers.delivery(parsed);
       else if (channel === broadcastChannel && isBroadcast(parsed)) handlers.broadcast(parsed);
     });
-    // ioredis subscribes again by itself after a reconnect.
-    await subscriber.subscribe(replicaChannel, broadcastChannel);
-    return async () => {
-      if (subscriber.status === "end") return;
-      await subscriber.quit().catch(() => subscriber.disconnect());
-    };
   }
 
   /**
@@ -305,10 +305,10 @@ export class PushFanout {
   ): Promise<Array<PushTarget | null>> {
     assertPlainId(gameId);
     if (pushes === 0) return [];
-    const chosen = (await this.redis.eval(
-      CHOOSE_SCRIPT,
-      KEY_NAMES.length,
-      ...this.tenantKeys(tenantId),
+    const chosen = (await CHOOSE_SCRIPT.run(
+      this.redis,
+      this.keys,
+      { tenantId },
       this.clock.now().getTime(),
       gameId,
       pushes,
@@ -323,26 +323,24 @@ export class PushFanout {
     });
   }
 
-  /** Publishes each message to its connection's replica, in one round trip (a pipeline). */
+  /** Publishes each message to its connection's replica, in one round trip per replica at most. */
   async send(
     tenantId: string,
     gameId: string,
     deliveries: ReadonlyArray<{ target: PushTarget; message: object }>,
   ): Promise<void> {
-    if (deliveries.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    for (const { target, message } of deliveries) {
-      const delivery: FanoutDelivery = {
-        tenantId,
-        connectionId: target.connectionId,
-        gameId,
-        message: JSON.stringify(message),
-      };
-      pipeline.publish(this.replicaChannel(target.replica), JSON.stringify(delivery));
-    }
-    const results = await pipeline.exec();
-    const failed = results?.find(([err]) => err);
-    if (failed) throw failed[0];
+    await publishMany(
+      this.redis,
+      deliveries.map(({ target, message }) => {
+        const delivery: FanoutDelivery = {
+          tenantId,
+          connectionId: target.connectionId,
+          gameId,
+          message: JSON.stringify(message),
+        };
+        return { channel: this.replicaChannel(target.replica), text: JSON.stringify(delivery) };
+      }),
+    );
   }
 
   /**
@@ -351,7 +349,7 @@ export class PushFanout {
    */
   async hasSubscribers(tenantId: string, gameId: string): Promise<boolean> {
     assertPlainId(gameId);
-    const [subs] = this.tenantKeys(tenantId);
+    const [subs] = tenantKeys(this.keys, { tenantId });
     const from = Buffer.from(`(${gameId}\n`);
     const to = Buffer.concat([from, Buffer.from([0xff])]);
     const first = await this.redis.zrangebylex(subs!, from, to, "LIMIT", 0, 1);
@@ -361,11 +359,7 @@ export class PushFanout {
   /** Every live connection of the tenant subscribed to gameId gets the message (e.g. playersRemoved). */
   async broadcast(tenantId: string, gameId: string, message: object): Promise<void> {
     const text = JSON.stringify({ tenantId, gameId, message: JSON.stringify(message) });
-    await this.redis.publish(this.broadcastChannel(), text);
-  }
-
-  private tenantKeys(tenantId: string): string[] {
-    return KEY_NAMES.map((name) => this.keys.tenant(tenantId, "push", name));
+    await publishOn(this.redis, this.broadcastChannel(), text);
   }
 
   private replicaChannel(replicaId: string): string {

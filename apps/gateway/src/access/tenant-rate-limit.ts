@@ -1,4 +1,4 @@
-import type { Redis, RedisKeys } from "@arena/redis";
+import { type Redis, type RedisKeys, redisScript } from "@arena/redis";
 import { AppError, type Clock } from "@arena/service-kit";
 import type { NextFunction, Request, Response } from "express";
 
@@ -17,21 +17,27 @@ export interface TenantRateLimitOptions {
 }
 
 /** One Redis step: add `n` to a window's count (starting the window when new); its count and ms left. */
-const ADD_SCRIPT = `
+const ADD_SCRIPT = redisScript<{ tenantId: string }>({
+  name: "gateway.tenant-requests.add",
+  keys: (keys, { tenantId }) => [keys.tenant(tenantId, "requests")],
+  example: { tenantId: "ten:{a}" },
+  lua: `
 local count = redis.call('INCRBY', KEYS[1], ARGV[1])
 if count == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
-return {count, ttl}`;
+return {count, ttl}`,
+});
 
 /** Adds `n` to a window's count in Redis: its count and the ms left of it. */
 async function addToWindow(
   redis: Redis,
-  key: string,
+  keys: RedisKeys,
+  tenantId: string,
   n: number,
   windowMs: number,
 ): Promise<{ count: number; ttlMs: number }> {
-  const [count, ttlMs] = (await redis.eval(ADD_SCRIPT, 1, key, n, windowMs)) as [number, number];
+  const [count, ttlMs] = (await ADD_SCRIPT.run(redis, keys, { tenantId }, n, windowMs)) as [number, number];
   return { count, ttlMs };
 }
 
@@ -65,7 +71,7 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
   const windows = new Map<string, TenantWindow>();
 
   const add = (tenantId: string, n: number, windowMs: number) =>
-    addToWindow(redis, options.keys.tenant(tenantId, "requests"), n, windowMs);
+    addToWindow(redis, options.keys, tenantId, n, windowMs);
 
   const flush = async () => {
     for (const [tenantId, window] of windows) {

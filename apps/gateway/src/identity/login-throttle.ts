@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Redis, RedisKeys } from "@arena/redis";
+import { type Redis, type RedisKeys, redisScript } from "@arena/redis";
 import type { Clock } from "@arena/service-kit";
 import { canonicalUsername } from "./identity-store.js";
 
@@ -40,6 +40,32 @@ export interface LoginLocks {
   clear(tenantId: string, username: string): Promise<void>;
 }
 
+/** Keys hold digests, never what a client sent: the names and addresses are the client's text. */
+const digest = (...parts: string[]) => createHash("sha256").update(parts.join("\n")).digest("base64url");
+
+const nameKey = (keys: RedisKeys, tenantId: string, username: string) =>
+  keys.global("login-failures", "name", digest(tenantId, canonicalUsername(username)));
+
+/** The throttle's keys for one attempt (one key per script: any cluster slot will do). */
+function throttleKeys(keys: RedisKeys, { tenantId, username, address }: LoginAttempt) {
+  const name = nameKey(keys, tenantId, username);
+  const addressField = digest(address);
+  return {
+    name,
+    address: keys.global("login-failures", "address", addressField),
+    addressField,
+    known: keys.global("login-known", digest(name, addressField)),
+  };
+}
+
+const throttleScript = (name: string, key: "name" | "address", lua: string) =>
+  redisScript<LoginAttempt>({
+    name: `gateway.login-throttle.${name}`,
+    lua,
+    keys: (keys, attempt) => [throttleKeys(keys, attempt)[key]],
+    example: { tenantId: "ten:{a}", username: "Ann Lee", address: "::1" },
+  });
+
 /**
  * Shared by the scripts below, each on one hash (KEYS[1]) with counts and, beside each, the attempts
  * still in flight. A bound reached only with attempts in flight is not yet a lock: those may still
@@ -56,25 +82,36 @@ local function window(ms) if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PE
 `;
 
 /** One address over every name: `n` attempts, `q` in flight. ARGV: limit, window ms. 0 or ms to wait. */
-const ADDRESS_ADMIT = `${PRELUDE}
+const ADDRESS_ADMIT = throttleScript(
+  "address-admit",
+  "address",
+  `${PRELUDE}
 local count, limit = num('n'), tonumber(ARGV[1])
 if count >= limit then return refusal(count, num('q'), limit) end
 redis.call('HINCRBY', KEYS[1], 'n', 1)
 redis.call('HINCRBY', KEYS[1], 'q', 1)
 window(ARGV[2])
-return 0`;
+return 0`,
+);
 
 /** An address's attempt ended; ARGV[1] '1' when it succeeded, which takes it back. */
-const ADDRESS_SETTLE = `${PRELUDE}
+const ADDRESS_SETTLE = throttleScript(
+  "address-settle",
+  "address",
+  `${PRELUDE}
 drop('q')
-if ARGV[1] == '1' then drop('n') end`;
+if ARGV[1] == '1' then drop('n') end`,
+);
 
 /**
  * One name: attempts (`a:<address>`) and in flight (`q:<address>`) per address hash; `n`, attempts
  * from addresses not known for the name, and `next`, the clock's ms before which those wait.
  * ARGV: address, per name and address, per name, longest wait ms, now ms, window ms, known (1/0).
  */
-const NAME_ADMIT = `${PRELUDE}
+const NAME_ADMIT = throttleScript(
+  "name-admit",
+  "name",
+  `${PRELUDE}
 local here, limit = 'a:' .. ARGV[1], tonumber(ARGV[2])
 local count = num(here)
 if count >= limit then return refusal(count, num('q:' .. ARGV[1]), limit) end
@@ -91,18 +128,20 @@ end
 redis.call('HINCRBY', KEYS[1], here, 1)
 redis.call('HINCRBY', KEYS[1], 'q:' .. ARGV[1], 1)
 window(ARGV[6])
-return 0`;
+return 0`,
+);
 
 /** A name's attempt ended. ARGV: address, known (1/0), succeeded (1/0): a success clears its address. */
-const NAME_SETTLE = `${PRELUDE}
+const NAME_SETTLE = throttleScript(
+  "name-settle",
+  "name",
+  `${PRELUDE}
 drop('q:' .. ARGV[1])
 if ARGV[3] == '1' then
   redis.call('HDEL', KEYS[1], 'a:' .. ARGV[1])
   if ARGV[2] == '0' then drop('n') end
-end`;
-
-/** Keys hold digests, never what a client sent: the names and addresses are the client's text. */
-const digest = (...parts: string[]) => createHash("sha256").update(parts.join("\n")).digest("base64url");
+end`,
+);
 
 /**
  * Failed logins in Redis, shared by every replica, counted per name as a tenant's app clients see
@@ -128,17 +167,17 @@ export class LoginThrottle implements LoginLocks {
 
   async admit(attempt: LoginAttempt): Promise<LoginAdmission> {
     const { redis, perAddress, perUsernameAndAddress, perUsername, maxDelaySeconds } = this.options;
-    const keys = this.keysOf(attempt.tenantId, attempt.username, attempt.address);
+    const keys = throttleKeys(this.options.keys, attempt);
+    const run = (script: typeof NAME_ADMIT, ...args: Array<string | number>) =>
+      script.run(redis, this.options.keys, attempt, ...args);
     const [known, addressWait] = await Promise.all([
       redis.exists(keys.known),
-      redis.eval(ADDRESS_ADMIT, 1, keys.address, perAddress, this.windowMs) as Promise<number>,
+      run(ADDRESS_ADMIT, perAddress, this.windowMs) as Promise<number>,
     ]);
     if (addressWait > 0) return refused(addressWait);
     const knownFlag = known === 1 ? "1" : "0";
-    const nameWait = (await redis.eval(
+    const nameWait = (await run(
       NAME_ADMIT,
-      1,
-      keys.name,
       keys.addressField,
       perUsernameAndAddress,
       perUsername,
@@ -148,7 +187,7 @@ export class LoginThrottle implements LoginLocks {
       knownFlag,
     )) as number;
     if (nameWait > 0) {
-      await redis.eval(ADDRESS_SETTLE, 1, keys.address, "1");
+      await run(ADDRESS_SETTLE, "1");
       return refused(nameWait);
     }
     return {
@@ -156,8 +195,8 @@ export class LoginThrottle implements LoginLocks {
       settle: async (succeeded) => {
         const flag = succeeded ? "1" : "0";
         await Promise.all([
-          redis.eval(NAME_SETTLE, 1, keys.name, keys.addressField, knownFlag, flag),
-          redis.eval(ADDRESS_SETTLE, 1, keys.address, flag),
+          run(NAME_SETTLE, keys.addressField, knownFlag, flag),
+          run(ADDRESS_SETTLE, flag),
           succeeded ? redis.set(keys.known, "1", "PX", this.options.knownAddressDays * 86_400_000) : null,
         ]);
       },
@@ -166,18 +205,6 @@ export class LoginThrottle implements LoginLocks {
 
   clear(tenantId: string, username: string): Promise<void> {
     return loginLocks(this.options.redis, this.options.keys).clear(tenantId, username);
-  }
-
-  private keysOf(tenantId: string, username: string, address: string) {
-    const { keys } = this.options;
-    const name = nameKey(keys, tenantId, username);
-    const addressField = digest(address);
-    return {
-      name,
-      address: keys.global("login-failures", "address", addressField),
-      addressField,
-      known: keys.global("login-known", digest(name, addressField)),
-    };
   }
 }
 
@@ -189,9 +216,6 @@ export function loginLocks(redis: Redis, keys: RedisKeys): LoginLocks {
     },
   };
 }
-
-const nameKey = (keys: RedisKeys, tenantId: string, username: string) =>
-  keys.global("login-failures", "name", digest(tenantId, canonicalUsername(username)));
 
 const refused = (ms: number): LoginAdmission => ({
   admitted: false,

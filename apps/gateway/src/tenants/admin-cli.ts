@@ -25,7 +25,7 @@ export const USAGE = `Usage: node dist/cli.js <command> [options]   (DATABASE_UR
   disable-user <tenantId> <username>
   enable-user <tenantId> <username>
   revoke-refresh-tokens <tenantId> <username>
-  clear-login-lock <tenantId> <username>      lifts the user's failed-login locks (REDIS_URL, REDIS_KEY_PREFIX)
+  clear-login-lock <tenantId> <username>      lifts the user's failed-login locks (REDIS_URL or REDIS_CLUSTER_NODES, REDIS_KEY_PREFIX)
   rotate-signing-key [--revoke-previous]      needs SIGNING_KEY_SECRET; --revoke-previous: an emergency
                                               rotation, every earlier key's tokens are refused at once`;
 

@@ -1,4 +1,4 @@
-import type { Redis, RedisKeys } from "@arena/redis";
+import { listenOn, publishOn, type Redis, type RedisKeys } from "@arena/redis";
 import type { Logger } from "@arena/service-kit";
 import type { Authenticator, Principal } from "../access/authentication.js";
 import { CLOSE } from "./connection.js";
@@ -16,7 +16,7 @@ export function announceUserStatusChange(
   logger: Logger,
   userId: string,
 ): void {
-  redis.publish(userStatusChannel(keys), userId).catch((err: unknown) => {
+  publishOn(redis, userStatusChannel(keys), userId).catch((err: unknown) => {
     logger.warn({ err: (err as Error).message }, "replicas were not told of a user's new status");
   });
 }
@@ -38,14 +38,10 @@ export class UserStatusNotices {
   constructor(private readonly deps: UserStatusNoticesDeps) {}
 
   /** Subscribes to the notices; resolves with the function that stops. */
-  async listen(): Promise<() => Promise<void>> {
-    const notices = this.deps.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    notices.on("error", () => {});
-    notices.on("message", (_channel: string, userId: string) => void this.userChanged(userId));
-    await notices.subscribe(userStatusChannel(this.deps.keys));
-    return async () => {
-      await notices.quit().catch(() => notices.disconnect());
-    };
+  listen(): Promise<() => Promise<void>> {
+    return listenOn(this.deps.redis, [userStatusChannel(this.deps.keys)], (_channel, userId) => {
+      void this.userChanged(userId);
+    });
   }
 
   /** Reads again (through the authenticator's cache) the status of every user holding a connection. */

@@ -1,23 +1,20 @@
 import { randomBytes } from "node:crypto";
 import type { Redis, RedisKeys } from "@arena/redis";
 import { AppError, type Logger } from "@arena/service-kit";
-import { seasonName } from "../seasons/season-rules.js";
 import {
-  AROUND_SCRIPT,
-  RANGE_SCRIPT,
-  RANKS_SCRIPT,
-  SWAP_SCRIPT,
-  UNLOCK_SCRIPT,
-  WRITE_SCRIPT,
+  type BoardRef,
+  boardAround,
+  boardKeys,
+  boardRange,
+  boardRanks,
+  boardSwap,
+  boardUnlock,
+  boardWrite,
+  rebuildKeys,
 } from "./leaderboard-scripts.js";
 import { encodeScore, pointsOfScore } from "./score-encoding.js";
 
-/** One leaderboard: a tenant's game in one season. */
-export interface BoardRef {
-  tenantId: string;
-  gameId: string;
-  season: number;
-}
+export type { BoardRef } from "./leaderboard-scripts.js";
 
 /** A player's position as PostgreSQL has it. */
 export interface BoardEntry {
@@ -60,27 +57,6 @@ const REBUILD_POLL_MS = 50;
 /** A crashed rebuild's temporary keys disappear by themselves. */
 const TEMP_KEY_TTL_MS = 600_000;
 
-interface ScriptCommands {
-  arenaBoardWrite(board: string, seqs: string, ready: string, ...args: string[]): Promise<[number, number]>;
-  arenaBoardRange(board: string, ready: string, start: number, stop: number): Promise<string[] | null>;
-  arenaBoardAround(
-    board: string,
-    ready: string,
-    playerId: string,
-    count: number,
-  ): Promise<[number, string[]?] | null>;
-  arenaBoardRanks(board: string, ready: string, ...playerIds: string[]): Promise<number[] | null>;
-  arenaBoardSwap(
-    tmp: string,
-    tmpSeqs: string,
-    board: string,
-    seqs: string,
-    ready: string,
-    at: string,
-  ): Promise<number>;
-  arenaUnlock(lock: string, token: string): Promise<number>;
-}
-
 /**
  * Leaderboards in Redis sorted sets: the serving index of what PostgreSQL holds. A board whose
  * `ready` marker is missing (Redis restarted empty, or was flushed) is rebuilt from PostgreSQL
@@ -88,28 +64,18 @@ interface ScriptCommands {
  * sequence. One replica rebuilds a board at a time (a Redis lock); the others wait for it.
  */
 export class LeaderboardStore {
-  private readonly redis: Redis & ScriptCommands;
+  private readonly redis: Redis;
   private readonly keys: RedisKeys;
   private readonly rebuilding = new Map<string, Promise<void>>();
 
   constructor(private readonly options: LeaderboardStoreOptions) {
     this.keys = options.keys;
-    const redis = options.redis as Redis & Partial<ScriptCommands>;
-    if (!redis.arenaBoardWrite) {
-      redis.defineCommand("arenaBoardWrite", { numberOfKeys: 3, lua: WRITE_SCRIPT });
-      redis.defineCommand("arenaBoardRange", { numberOfKeys: 2, lua: RANGE_SCRIPT });
-      redis.defineCommand("arenaBoardAround", { numberOfKeys: 2, lua: AROUND_SCRIPT });
-      redis.defineCommand("arenaBoardRanks", { numberOfKeys: 2, lua: RANKS_SCRIPT });
-      redis.defineCommand("arenaBoardSwap", { numberOfKeys: 5, lua: SWAP_SCRIPT });
-      redis.defineCommand("arenaUnlock", { numberOfKeys: 1, lua: UNLOCK_SCRIPT });
-    }
-    this.redis = redis as Redis & ScriptCommands;
+    this.redis = options.redis;
   }
 
   /** The board's keys; all carry the `{tenant:game}` hash tag. */
   boardKeys(ref: BoardRef) {
-    const board = this.keys.game(ref.tenantId, ref.gameId, "board", seasonName(ref.season));
-    return { board, seqs: `${board}:seqs`, ready: `${board}:ready`, lock: `${board}:rebuild-lock` };
+    return boardKeys(this.keys, ref);
   }
 
   /**
@@ -123,7 +89,7 @@ export class LeaderboardStore {
     const args: string[] = [];
     for (const e of entries)
       args.push(e.playerId, e.seq.toString(), String(encodeScore(e.points, e.reachedAt)));
-    const [applied, ready] = await this.redis.arenaBoardWrite(k.board, k.seqs, k.ready, ...args);
+    const [applied, ready] = (await boardWrite.run(this.redis, this.keys, ref, ...args)) as [number, number];
     if (ready === 0) {
       this.ensureReady(ref).catch((err: unknown) =>
         this.options.logger.warn({ err, board: k.board }, "leaderboard rebuild after a write failed"),
@@ -148,8 +114,8 @@ export class LeaderboardStore {
   }
 
   private async readRange(ref: BoardRef, start: number, count: number): Promise<RankedEntry[]> {
-    const k = this.boardKeys(ref);
-    const read = () => this.redis.arenaBoardRange(k.board, k.ready, start, start + count - 1);
+    const read = () =>
+      boardRange.run(this.redis, this.keys, ref, start, start + count - 1) as Promise<string[] | null>;
     let flat = await read();
     if (flat === null) {
       await this.ensureReady(ref);
@@ -163,8 +129,8 @@ export class LeaderboardStore {
     playerId: string,
     count: number,
   ): Promise<RankedEntry[] | undefined> {
-    const k = this.boardKeys(ref);
-    const read = () => this.redis.arenaBoardAround(k.board, k.ready, playerId, count);
+    const read = () =>
+      boardAround.run(this.redis, this.keys, ref, playerId, count) as Promise<[number, string[]?] | null>;
     let answer = await read();
     if (answer === null) {
       await this.ensureReady(ref);
@@ -176,8 +142,7 @@ export class LeaderboardStore {
 
   private async readRanks(ref: BoardRef, playerIds: readonly string[]): Promise<Array<number | undefined>> {
     if (playerIds.length === 0) return [];
-    const k = this.boardKeys(ref);
-    const read = () => this.redis.arenaBoardRanks(k.board, k.ready, ...playerIds);
+    const read = () => boardRanks.run(this.redis, this.keys, ref, ...playerIds) as Promise<number[] | null>;
     let answer = await read();
     if (answer === null) {
       await this.ensureReady(ref);
@@ -208,7 +173,7 @@ export class LeaderboardStore {
       try {
         if ((await this.redis.exists(k.ready)) === 0) await this.rebuild(ref);
       } finally {
-        await this.redis.arenaUnlock(k.lock, token).catch(() => 0);
+        await boardUnlock.run(this.redis, this.keys, ref, token).catch(() => 0);
       }
       return;
     }
@@ -232,8 +197,7 @@ export class LeaderboardStore {
     const started = process.hrtime.bigint();
     const k = this.boardKeys(ref);
     const suffix = randomBytes(6).toString("hex");
-    const tmp = `${k.board}:tmp-${suffix}`;
-    const tmpSeqs = `${k.seqs}:tmp-${suffix}`;
+    const { tmp, tmpSeqs } = rebuildKeys(this.keys, ref, suffix);
     const pageSize = this.options.rebuildPageSize ?? 20_000;
     let entries = 0;
     try {
@@ -262,7 +226,7 @@ export class LeaderboardStore {
         if (!results || failed) throw failed?.[0] ?? new Error("leaderboard rebuild transaction aborted");
         entries += page.length;
       }
-      await this.redis.arenaBoardSwap(tmp, tmpSeqs, k.board, k.seqs, k.ready, String(entries));
+      await boardSwap.run(this.redis, this.keys, { ref, suffix }, String(entries));
     } catch (err) {
       await this.redis.del(tmp, tmpSeqs).catch(() => 0);
       throw err;
