@@ -2,6 +2,8 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import type { CompleteMatchRequest, DeliveredMatch } from "@arena/contracts";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { type PgBouncer, startPgBouncer } from "@arena/database/testing";
+import { startTestCluster, type TestCluster } from "@arena/redis";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
@@ -42,7 +44,26 @@ const MAX_OUTSTANDING_ADDS = Number(process.env.BENCH_QUEUE_OUTSTANDING ?? 1);
 /** Unanswered messages per WebSocket at most (the gateway's WS_MAX_IN_FLIGHT is 32). */
 const WS_MAX_IN_FLIGHT = 24;
 
+/**
+ * What the platform runs on: PostgreSQL directly or behind PgBouncer's transaction pooling (stats
+ * with DATABASE_POOL_MODE=transaction, migrations direct), and one Redis server or a 3-master,
+ * 3-replica Redis Cluster (REDIS_CLUSTER_NODES).
+ */
+export interface QueueTopology {
+  name: string;
+  database: "direct" | "pgbouncer";
+  redis: "single" | "cluster";
+}
+
+export const SINGLE_NODE: QueueTopology = {
+  name: "one PostgreSQL, one Redis",
+  database: "direct",
+  redis: "single",
+};
+
 export interface HostedQueueReport {
+  /** The topology measured (absent from reports before topologies were compared: one node each). */
+  topology?: QueueTopology;
   seconds: number;
   loopIntervalMs: number;
   game: { gameId: string; mode: string; targetWaitingTime: number; servers: number };
@@ -227,7 +248,10 @@ interface LoadWindow {
  * (half over REST polling, half over one subscribed WebSocket each) queueing unique players at a
  * paced rate, and confirming then completing every match they receive with a random result.
  */
-export async function runHostedQueueBenchmark(root: string): Promise<HostedQueueReport> {
+export async function runHostedQueueBenchmark(
+  root: string,
+  topology: QueueTopology = SINGLE_NODE,
+): Promise<HostedQueueReport> {
   const offeredRate = Number(process.env.BENCH_QUEUE_RATE ?? 1100);
   const pacing: Pacing = {
     seconds: Number(process.env.BENCH_QUEUE_SECONDS ?? 60),
@@ -237,20 +261,21 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
   const redisPrefix = `arena_bench_queue_${process.pid}:`;
   const databases: TestDatabase[] = [];
   const services: Service[] = [];
-  const own = await ownRedis();
+  const cluster = topology.redis === "cluster" ? await startTestCluster() : undefined;
+  const own = cluster ? undefined : await ownRedis();
   const redisUrl = own?.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  const redis = new Redis(redisUrl);
+  const redis = cluster ? undefined : new Redis(redisUrl);
+  const pooled: { bouncer?: PgBouncer } = {};
   try {
     const platform = await startQueuePlatform(
       root,
-      { url: redisUrl, prefix: redisPrefix },
-      databases,
-      services,
+      { url: redisUrl, prefix: redisPrefix, clusterNodes: cluster?.seeds },
+      { topology, databases, services, pooled },
     );
     const serverToken = await createGame(platform.gateway.url);
     const tally = new Tally();
     const fleet = await openServers(platform.gateway.url, serverToken, tally);
-    const meter = resourceMeter(platform, services, own && new RedisMeter(redis, redisPrefix));
+    const meter = resourceMeter(platform, services, own && redis && new RedisMeter(redis, redisPrefix));
     await meter.start();
     const measured = await runLoadWindow(platform, services, fleet, tally, pacing);
     await meter.endOfLoad();
@@ -260,14 +285,18 @@ export async function runHostedQueueBenchmark(root: string): Promise<HostedQueue
       platform.statsDatabaseUrl,
     );
     const check = await checkDatabase(platform.statsDatabaseUrl);
-    const report = { ...queueReport(tally, measured, check, pacing.batchSize), resources };
+    const report = { topology, ...queueReport(tally, measured, check, pacing.batchSize), resources };
     console.log(hostedQueueMarkdown(report));
     return report;
   } finally {
     await Promise.all(services.map(stopService));
-    await clearPrefix(redis, redisPrefix);
-    redis.disconnect();
+    if (redis) {
+      await clearPrefix(redis, redisPrefix);
+      redis.disconnect();
+    }
     await own?.stop();
+    await cluster?.stop();
+    await pooled.bouncer?.stop();
     for (const db of databases) await db.drop();
   }
 }
@@ -302,15 +331,24 @@ function resourceMeter(
   );
 }
 
+/** What a run starts and must stop: its topology, and the databases, services and pooler it made. */
+interface QueueRun {
+  topology: QueueTopology;
+  databases: TestDatabase[];
+  services: Service[];
+  pooled: { bouncer?: PgBouncer };
+}
+
 /**
  * Stats' and the gateway's databases (added to `databases`, to be dropped), then the license
- * service, the matchmaker, stats and the gateway (added to `services`, to be stopped).
+ * service, the matchmaker, stats and the gateway (added to `services`, to be stopped), on the
+ * run's topology: behind PgBouncer, the apps' DATABASE_URL is the pooler's and their migrations'
+ * the server's (the databases are migrated directly, as a migration job would).
  */
 async function startQueuePlatform(
   root: string,
-  redis: { url: string; prefix: string },
-  databases: TestDatabase[],
-  services: Service[],
+  redis: { url: string; prefix: string; clusterNodes?: string },
+  run: QueueRun,
 ): Promise<QueuePlatform> {
   const database = async (app: string) => {
     const created = await createTestDatabase({
@@ -318,35 +356,51 @@ async function startQueuePlatform(
       migrationsDir: join(root, "apps", app, "prisma", "migrations"),
       prefix: `arena_bench_queue_${app}`,
     });
-    databases.push(created);
+    run.databases.push(created);
     return created.url;
   };
   const statsDatabaseUrl = await database("stats");
   if (process.env.BENCH_PG_LOG) await logStatements(statsDatabaseUrl, process.env.BENCH_PG_LOG);
   const gatewayDatabaseUrl = await database("gateway");
-  const { matchmaker } = await startLicensedMatchmaker(root, services);
+  const { matchmaker } = await startLicensedMatchmaker(root, run.services);
+  const reach = await databaseReach(run, [statsDatabaseUrl, gatewayDatabaseUrl]);
   const wiring = {
     ports: BENCH_PORTS,
     secrets: BENCH_SECRETS,
-    databaseUrls: { stats: statsDatabaseUrl, gateway: gatewayDatabaseUrl },
+    databaseUrls: { stats: reach.url(statsDatabaseUrl), gateway: reach.url(gatewayDatabaseUrl) },
     redisUrl: redis.url,
     redisKeyPrefix: redis.prefix,
+    ...(redis.clusterNodes ? { redisClusterNodes: redis.clusterNodes } : {}),
   };
   const stats = await startApp(root, "stats", wiring, {
     env: {
       MATCHMAKING_INTERVAL_MS: String(LOOP_INTERVAL_MS),
+      ...reach.env(statsDatabaseUrl),
+      ...(run.topology.database === "pgbouncer" ? { DATABASE_POOL_MODE: "transaction" } : {}),
       ...(process.env.BENCH_STATS_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_STATS_POOL } : {}),
     },
     flags: nodeFlags("BENCH_STATS_FLAGS"),
   });
-  services.push(stats);
+  run.services.push(stats);
   const gateway = await startApp(root, "gateway", wiring, {
     // The tenant's request budget is not what is measured: high enough never to answer 429.
-    env: { TENANT_RATE_LIMIT: "1000000000" },
+    env: { TENANT_RATE_LIMIT: "1000000000", ...reach.env(gatewayDatabaseUrl) },
     flags: nodeFlags("BENCH_GATEWAY_FLAGS"),
   });
-  services.push(gateway);
+  run.services.push(gateway);
   return { matchmaker, stats, gateway, statsDatabaseUrl, gatewayDatabaseUrl };
+}
+
+/** How the apps reach their databases: directly, or through a PgBouncer in transaction pooling. */
+async function databaseReach(
+  run: QueueRun,
+  directUrls: string[],
+): Promise<{ url(direct: string): string; env(direct: string): Record<string, string> }> {
+  if (run.topology.database === "direct") return { url: (direct) => direct, env: () => ({}) };
+  const bouncer = await startPgBouncer({ serverUrl: directUrls[0]!, poolMode: "transaction", poolSize: 20 });
+  run.pooled.bouncer = bouncer;
+  const pooledUrl = (direct: string) => bouncer.url(new URL(direct).pathname.slice(1));
+  return { url: pooledUrl, env: (direct) => ({ DATABASE_MIGRATION_URL: direct }) };
 }
 
 /**

@@ -22,6 +22,7 @@ import {
 } from "./matchmaker-shapes.js";
 import { runSpeedBenchmark } from "./matchmaker-speed.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
+import { queueTopologiesMarkdown, runQueueTopologies, type TopologyFigures } from "./queue-topologies.js";
 import { runStatsBenchmark } from "./stats-benchmark.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -31,12 +32,13 @@ type FullReport = BenchReport & {
   gatewayProxy?: GatewayProxyReport;
   hostedQueue?: HostedQueueReport;
   pooling?: PoolingBenchReport;
+  queueTopologies?: TopologyFigures[];
 };
 type MatchmakerPart = Pick<
   BenchReport,
   "matchmakerSpeed" | "growth" | "memory" | "shapes" | "explain" | "firstRequest" | "quality"
 >;
-const PARTS = ["matchmaker", "quality", "gateway", "stats", "queue", "pooling"] as const;
+const PARTS = ["matchmaker", "quality", "gateway", "stats", "queue", "pooling", "topologies"] as const;
 
 function writeReport(report: FullReport): void {
   mkdirSync(dirname(resultsFile), { recursive: true });
@@ -44,7 +46,11 @@ function writeReport(report: FullReport): void {
   const gateway = report.gatewayProxy ? `\n${gatewayProxyMarkdown(report.gatewayProxy)}` : "";
   const queue = report.hostedQueue ? `\n${hostedQueueMarkdown(report.hostedQueue)}` : "";
   const pooling = report.pooling ? poolingMarkdown(report.pooling) : "";
-  writeFileSync(resultsFile.replace(/\.json$/, ".md"), markdownReport(report) + gateway + queue + pooling);
+  const topologies = queueTopologiesMarkdown(report.queueTopologies ?? []);
+  writeFileSync(
+    resultsFile.replace(/\.json$/, ".md"),
+    markdownReport(report) + gateway + queue + pooling + topologies,
+  );
 }
 
 async function runGatewaySection(): Promise<GatewayProxyReport> {
@@ -60,7 +66,7 @@ async function runGatewaySection(): Promise<GatewayProxyReport> {
 }
 
 /**
- * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|quality|gateway|stats|queue|pooling` runs one,
+ * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|quality|gateway|stats|queue|pooling|topologies` runs one,
  * keeping the other parts' figures from the previous report, so latest.json and latest.md always hold
  * them all. The matchmaker part includes its quality benchmark; `quality` runs only that (in process,
  * no services).
@@ -98,6 +104,12 @@ async function main(): Promise<void> {
     console.log("\nStats behind PgBouncer (direct, session pooling, transaction pooling):");
     pooling = await runPoolingBenchmark(root);
   }
+  let queueTopologies = previous.queueTopologies;
+  if (runs("topologies")) {
+    console.log("\nHosted queue by topology (single nodes, PgBouncer, Redis Cluster):");
+    queueTopologies = await runQueueTopologies(root);
+    console.log(queueTopologiesMarkdown(queueTopologies));
+  }
   if (!matchmaker.matchmakerSpeed)
     throw new Error("no matchmaker figures: run the whole benchmark once first");
   writeReport({
@@ -114,6 +126,7 @@ async function main(): Promise<void> {
     ...(stats === undefined ? {} : { stats }),
     ...(hostedQueue === undefined ? {} : { hostedQueue }),
     ...(pooling === undefined ? {} : { pooling }),
+    ...(queueTopologies === undefined ? {} : { queueTopologies }),
   });
   console.log(`\nWritten to ${resultsFile}`);
 }
