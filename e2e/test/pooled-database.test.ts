@@ -1,5 +1,6 @@
 import { databaseNameOf, withDatabaseName } from "@arena/database";
 import { type PgBouncer, type ReplicaPair, startPgBouncer, startReplicaPair } from "@arena/database/testing";
+import { closeRedis, createRedis, startTestCluster, type TestCluster } from "@arena/redis";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { eventually, provisionTenant } from "../src/clients.js";
@@ -7,18 +8,23 @@ import { type Platform, startPlatform } from "../src/platform.js";
 import { referenceFlow } from "../src/reference-flow.js";
 
 /**
- * The reference flow with every app's DATABASE_URL through PgBouncer's transaction pooling and
- * stats reading from a streaming replica: the databases are created and migrated on the primary
- * directly (as a migration job does, DATABASE_MIGRATION_URL), the apps only ever see the pooler.
+ * The reference flow on everything a grown platform runs on at once: every app's DATABASE_URL
+ * through PgBouncer's transaction pooling, stats reading from a streaming replica, and stats and the
+ * gateway on a Redis Cluster (3 masters, 3 replicas). The databases are created and migrated on the
+ * primary directly (as a migration job does, DATABASE_MIGRATION_URL); the apps only ever see the
+ * pooler.
  */
+let cluster: TestCluster;
 let pair: ReplicaPair;
 let bouncer: PgBouncer;
 let platform: Platform;
 
 beforeAll(async () => {
+  cluster = await startTestCluster();
   pair = await startReplicaPair();
   bouncer = await startPgBouncer({ serverUrl: pair.primaryUrl, poolMode: "transaction", poolSize: 5 });
   platform = await startPlatform({
+    redisClusterNodes: cluster.seeds,
     databaseServerUrl: pair.primaryUrl,
     databaseEnv: (app, url) => ({
       DATABASE_URL: bouncer.url(databaseNameOf(url)),
@@ -36,6 +42,7 @@ afterAll(async () => {
   await platform?.close();
   await bouncer?.stop();
   await pair?.stop();
+  await cluster?.stop();
 });
 
 async function replicaTransactions(database: string): Promise<number> {
@@ -51,7 +58,7 @@ async function replicaTransactions(database: string): Promise<number> {
   }
 }
 
-describe("the platform behind PgBouncer (transaction pooling) with a read replica", () => {
+describe("the platform behind PgBouncer (transaction pooling), with a read replica and on a Redis Cluster", () => {
   it("runs the reference flow end to end", async () => {
     const statsDatabase = databaseNameOf(platform.statsDatabaseUrl);
     const before = await replicaTransactions(statsDatabase);
@@ -79,5 +86,23 @@ describe("the platform behind PgBouncer (transaction pooling) with a read replic
     await eventually(async () => ((await replicaTransactions(statsDatabase)) > before ? true : undefined));
     const metrics = await (await fetch(`${platform.stats.url}/metrics`)).text();
     expect(metrics).toMatch(/^stats_database_replica_lag_seconds\{[^}]*\} \d/m);
+
+    // Stats and the gateway ran on the cluster: the boards the flow wrote are on its masters.
+    for (const app of [platform.stats, platform.gateway])
+      expect(app.env.REDIS_CLUSTER_NODES).toBe(cluster.seeds);
+    let keys = 0;
+    for (const port of cluster.ports) {
+      if ((await cluster.role(port)) !== "master") continue;
+      const node = createRedis(`redis://127.0.0.1:${port}`, {
+        connectionName: "e2e",
+        queueWhileDisconnected: true,
+      });
+      try {
+        keys += (await node.scan("0", "MATCH", `${platform.redisKeyPrefix}*`, "COUNT", 100_000))[1].length;
+      } finally {
+        await closeRedis(node);
+      }
+    }
+    expect(keys).toBeGreaterThan(0);
   });
 });
