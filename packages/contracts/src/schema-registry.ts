@@ -84,6 +84,24 @@ import {
 import { ajv, compile, type Validator } from "./validation.js";
 
 /**
+ * The WebSocket's frames and their payloads: registered like every other schema, and listed as
+ * components of the OpenAPI document, which no operation can refer to (the upgrade's 101 has no body).
+ */
+export const WEBSOCKET_SCHEMAS = [
+  ClientMessageSchema,
+  ServerResponseSchema,
+  ServerErrorMessageSchema,
+  GetPlayerStatsMessageSchema,
+  GetPlayerStatsResponseMessageSchema,
+  MatchSuggestionMessageSchema,
+  BackfillingMatchSuggestionMessageSchema,
+  PlayersRemovedMessageSchema,
+  KeepAliveMessageSchema,
+  ...Object.values(MESSAGE_PAYLOAD_SCHEMAS),
+  ...Object.values(MESSAGE_RESPONSE_PAYLOAD_SCHEMAS),
+] as const;
+
+/**
  * Every top-level wire schema, once, for documentation (the gateway's OpenAPI 3.1 component
  * schemas) and for tooling that walks all contracts. Each carries `$id` equal to its name here;
  * sub-schemas embedded in several of them carry none (ajv rejects an `$id` registered twice, and a
@@ -157,18 +175,7 @@ const topLevelSchemas = [
   PlayerHistorySchema,
   LeaderboardRequestSchema,
   LeaderboardResponseSchema,
-  // WebSocket messages
-  ClientMessageSchema,
-  ServerResponseSchema,
-  ServerErrorMessageSchema,
-  GetPlayerStatsMessageSchema,
-  GetPlayerStatsResponseMessageSchema,
-  MatchSuggestionMessageSchema,
-  BackfillingMatchSuggestionMessageSchema,
-  PlayersRemovedMessageSchema,
-  KeepAliveMessageSchema,
-  ...Object.values(MESSAGE_PAYLOAD_SCHEMAS),
-  ...Object.values(MESSAGE_RESPONSE_PAYLOAD_SCHEMAS),
+  ...WEBSOCKET_SCHEMAS,
 ] as const;
 
 export type TopLevelSchema = (typeof topLevelSchemas)[number];

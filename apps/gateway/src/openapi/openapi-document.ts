@@ -1,21 +1,11 @@
 import {
-  BackfillingMatchSuggestionMessageSchema,
-  ClientMessageSchema,
-  GetPlayerStatsMessageSchema,
-  GetPlayerStatsResponseMessageSchema,
   HOSTED_OPERATIONS,
   type HostedOperation,
-  KeepAliveMessageSchema,
-  MatchSuggestionMessageSchema,
-  MESSAGE_PAYLOAD_SCHEMAS,
-  MESSAGE_RESPONSE_PAYLOAD_SCHEMAS,
   openApiComponentSchemas,
   operationErrorStatuses,
-  PlayersRemovedMessageSchema,
   SCHEMA_NAMES,
   type SchemaName,
-  ServerErrorMessageSchema,
-  ServerResponseSchema,
+  WEBSOCKET_SCHEMAS,
 } from "@arena/contracts";
 import { adminPaths } from "./admin-paths.js";
 import { identityPaths } from "./identity-paths.js";
@@ -74,19 +64,7 @@ function hostedOperation(op: HostedOperation, bodies: RequestBodies): Json {
  * The WebSocket's frames. No operation can refer to them (OpenAPI describes HTTP exchanges, and
  * the upgrade's 101 has no body), yet a client generating types needs them: they are components.
  */
-export const WEBSOCKET_SCHEMA_NAMES: readonly SchemaName[] = [
-  ClientMessageSchema,
-  ServerResponseSchema,
-  ServerErrorMessageSchema,
-  GetPlayerStatsMessageSchema,
-  GetPlayerStatsResponseMessageSchema,
-  MatchSuggestionMessageSchema,
-  BackfillingMatchSuggestionMessageSchema,
-  PlayersRemovedMessageSchema,
-  KeepAliveMessageSchema,
-  ...Object.values(MESSAGE_PAYLOAD_SCHEMAS),
-  ...Object.values(MESSAGE_RESPONSE_PAYLOAD_SCHEMAS),
-].map((schema) => schema.$id);
+export const WEBSOCKET_SCHEMA_NAMES: readonly SchemaName[] = WEBSOCKET_SCHEMAS.map((schema) => schema.$id);
 
 /** Every `#/components/schemas/<name>` a part of the document refers to. */
 function referencedSchemas(value: unknown, found = new Set<string>()): Set<string> {
