@@ -29,10 +29,10 @@ console.log(`Redis Cluster on ${cluster.seeds}`);
 let failed = false;
 try {
   for (const [pkg, patterns] of SUITES) {
-    // --forceExit: once in a while (one CI run in two here) a cluster client of the gateway's
-    // suites outlives its test (a reconnect to a node another test's client left), and jest waits
-    // for it forever after every test passed; the results are final by then. The timeout bounds
-    // the run whatever else hangs.
+    // --forceExit: once in a while (one CI run of two here) something of the gateway's suites on
+    // the cluster, not yet found, keeps the process alive after every test has passed, and jest
+    // would wait for it forever; the results are final by then. The timeout bounds the run
+    // whatever else hangs.
     const result = spawnSync("pnpm", ["--filter", pkg, "test", "--", "--forceExit", ...patterns], {
       cwd: root,
       stdio: "inherit",
