@@ -149,6 +149,10 @@ function clusterControl(
       });
     },
     async stop() {
+      // The nodes are unref'd (see startNode), so waiting for their exit would not keep the event
+      // loop alive: a script awaiting stop() at top level would end with "unsettled top-level
+      // await" (exit code 13) before the exit events arrive. Ref'd again while we wait for them.
+      for (const child of nodes.values()) child.ref();
       killAll();
       await Promise.all(
         [...nodes.values()].map(
