@@ -1,0 +1,2 @@
+// The SDK's public surface. Everything a game server imports comes from here.
+export type { AccessTokens } from "./access-tokens.js";
