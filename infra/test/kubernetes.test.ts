@@ -144,6 +144,14 @@ describe("rendering", () => {
     expect(migrations.sort()).toEqual(MIGRATED.map((app) => `${app}-migrate`).sort());
   });
 
+  it("lets each migration Job connect around a transaction pooler: DATABASE_MIGRATION_URL from its Secret, optional", () => {
+    for (const app of MIGRATED) {
+      const env = container(production, "Job", `${app}-migrate`).env ?? [];
+      const direct = env.find((e) => e.name === "DATABASE_MIGRATION_URL")?.valueFrom?.secretKeyRef;
+      expect(direct).toEqual({ name: `${app}-secrets`, key: "DATABASE_MIGRATION_URL", optional: true });
+    }
+  });
+
   it("commits no secret values: every example leaves every key empty, and real env files are ignored", () => {
     const examples = path.join(K8S_DIR, "base/secrets");
     const files = readdirSync(examples).filter((f) => f.endsWith(".env.example"));
