@@ -1,4 +1,4 @@
-import type { BackfillSuggestion } from "./pushes.js";
+import type { BackfillingMatchSuggestionPayload as BackfillSuggestion } from "@arena/client";
 
 /**
  * The backfill requests this server waits on, by the id it gave each: a `backfillingMatchSuggestion`

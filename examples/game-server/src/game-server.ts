@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type ArenaClient, type ClientHooks, createArenaClient, RealtimeClient } from "@arena/client";
+import {
+  type ArenaClient,
+  type BackfillingMatchSuggestionPayload,
+  type ClientHooks,
+  createArenaClient,
+  type MatchSuggestionPayload,
+  RealtimeClient,
+} from "@arena/client";
 import { BackfillWaits } from "./backfill-waits.js";
 import type { GameServerConfig } from "./config.js";
 import { type Figures, noFigures } from "./figures.js";
@@ -7,7 +14,6 @@ import { ensureGame } from "./game-setup.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { playMatch } from "./match-play.js";
 import { Population } from "./population.js";
-import type { BackfillSuggestion, MatchSuggestion, PlayersRemoved } from "./pushes.js";
 import { QueueFeeder } from "./queue-feeder.js";
 
 export interface GameServerOptions {
@@ -37,7 +43,6 @@ export class GameServer {
   private readonly handled = new Set<string>();
   private readonly underWay = new Map<string, Promise<void>>();
   private readonly completionWaits: Array<{ count: number; resolve: () => void }> = [];
-  private connections = 0;
   private stopping = false;
 
   constructor(
@@ -72,15 +77,16 @@ export class GameServer {
   /** Configures the game, subscribes to its pushes and starts queueing. */
   async start(): Promise<void> {
     await ensureGame(this.client, this.config);
-    this.realtime.on("connected", () => {
-      if (++this.connections > 1) {
+    this.realtime.on("connected", ({ kind }) => {
+      // "handover" replaces a connection before its lifetime ends, with no gap: not a reconnect.
+      if (kind === "reconnect") {
         this.counts.reconnects++;
         this.logger.info("reconnected", { reconnects: this.counts.reconnects });
       }
     });
-    this.realtime.on("matchSuggestion", (push: MatchSuggestion) => this.onMatch(push));
-    this.realtime.on("backfillingMatchSuggestion", (push: BackfillSuggestion) => this.onReplacement(push));
-    this.realtime.on("playersRemoved", (push: PlayersRemoved) => {
+    this.realtime.on("matchSuggestion", (push) => this.onMatch(push));
+    this.realtime.on("backfillingMatchSuggestion", (push) => this.onReplacement(push));
+    this.realtime.on("playersRemoved", (push) => {
       if (push.gameId === this.config.gameId) this.population.gone(push.players.map((p) => p.playerId));
     });
     await this.realtime.subscribe({ gameIds: [this.config.gameId] });
@@ -122,7 +128,7 @@ export class GameServer {
     return matches > 0 && this.counts.matchesCompleted + this.underWay.size >= matches;
   }
 
-  private onMatch(push: MatchSuggestion): void {
+  private onMatch(push: MatchSuggestionPayload): void {
     if (push.gameId !== this.config.gameId) return;
     this.counts.suggestionsReceived++;
     const { id } = push.match;
@@ -149,7 +155,7 @@ export class GameServer {
     this.underWay.set(id, play);
   }
 
-  private onReplacement(push: BackfillSuggestion): void {
+  private onReplacement(push: BackfillingMatchSuggestionPayload): void {
     if (push.gameId !== this.config.gameId) return;
     const outcome = this.backfillWaits.arrived(push);
     if (outcome === "duplicate") this.counts.duplicates++;

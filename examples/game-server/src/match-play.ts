@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ArenaApiError, type ArenaClient } from "@arena/client";
+import { ArenaApiError, type ArenaClient, type MatchSuggestionPayload } from "@arena/client";
 import type { BackfillWaits } from "./backfill-waits.js";
 import type { GameServerConfig } from "./config.js";
 import type { Figures } from "./figures.js";
 import type { Logger } from "./logger.js";
 import { persist } from "./persist.js";
 import type { Population } from "./population.js";
-import type { SuggestedMatch } from "./pushes.js";
 import { type Roster, randomResult } from "./results.js";
 
 export interface MatchPlayDeps {
@@ -30,7 +29,7 @@ interface Seat {
  * backfill is asked for the seat), then report a random result with the teams as they ended.
  * Every call goes through `persist`, so a gateway restart in the middle only delays the match.
  */
-export async function playMatch(deps: MatchPlayDeps, match: SuggestedMatch): Promise<void> {
+export async function playMatch(deps: MatchPlayDeps, match: MatchSuggestionPayload["match"]): Promise<void> {
   const { population, figures, logger } = deps;
   const roster: Roster = match.teams.map((t) => t.players.map((p) => p.playerId));
   const players = roster.flat();
