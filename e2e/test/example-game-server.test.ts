@@ -74,7 +74,7 @@ describe("the example game server", () => {
     const killedAt = Date.now();
     await platform.gateway.stop("SIGKILL");
     await platform.gateway.restart();
-    const outageMs = Date.now() - killedAt;
+    const restartedAt = Date.now();
 
     await server.whenCompleted(MATCHES);
     const figures = await server.stop();
@@ -91,12 +91,29 @@ describe("the example game server", () => {
     const stuck = (byStatus.suggested ?? 0) + (byStatus.delivered ?? 0) + (byStatus.confirmed ?? 0);
     // Lost: received and never completed, or left by the platform in a state that goes nowhere.
     const lost = figures.suggestionsReceived - figures.duplicates - figures.matchesCompleted + stuck;
-    // Suggestions offered to the killed gateway's connections: never received, failed at their
-    // confirmation time-out, their players requeued and matched again.
-    const requeued = byStatus.failed ?? 0;
+    // Suggestions offered to the killed gateway's connections (the platform has no way to know
+    // they never left it): never received, failed at their confirmation time-out, their players
+    // requeued with their join time and matched again.
+    const failed = await statsQuery<{ match_id: string; created_at: Date }>(
+      `SELECT match_id, created_at FROM matches WHERE tenant_id = $1 AND game_id = $2 AND status = 'failed'`,
+      [user.tenantId, GAME],
+    );
+    // Players of those matches who never played a later match: only the few still waiting at the end.
+    const neverPlayed = await statsQuery<{ player_id: string }>(
+      `SELECT DISTINCT fp.player_id FROM match_players fp
+         JOIN matches f ON f.tenant_id = fp.tenant_id AND f.match_id = fp.match_id
+        WHERE f.tenant_id = $1 AND f.game_id = $2 AND f.status = 'failed'
+          AND NOT EXISTS (
+            SELECT 1 FROM match_players cp
+              JOIN matches c ON c.tenant_id = cp.tenant_id AND c.match_id = cp.match_id
+             WHERE cp.tenant_id = fp.tenant_id AND cp.player_id = fp.player_id
+               AND c.status = 'completed' AND c.created_at > f.created_at)`,
+      [user.tenantId, GAME],
+    );
     console.log(
-      `example-game-server figures: ${formatFigures(figures)} lost=${lost} requeuedUndelivered=${requeued} ` +
-        `completedAtKill=${atKill.matchesCompleted} gatewayOutageMs=${outageMs} durationMs=${durationMs}`,
+      `example-game-server figures: ${formatFigures(figures)} lost=${lost} ` +
+        `undeliveredRequeued=${failed.length} completedAtKill=${atKill.matchesCompleted} ` +
+        `gatewayOutageMs=${restartedAt - killedAt} durationMs=${durationMs}`,
     );
 
     expect(figures.matchesCompleted).toBeGreaterThanOrEqual(MATCHES);
@@ -109,6 +126,13 @@ describe("the example game server", () => {
     expect(figures.reconnects).toBeGreaterThanOrEqual(1);
     // It carried on: the second half was played after the restart, with no help from the test.
     expect(figures.matchesCompleted - atKill.matchesCompleted).toBeGreaterThanOrEqual(MATCHES / 2);
+    // Every failed match is one the killed gateway took with it (offered in the second and a half
+    // its subscriptions outlived it), and its players played again.
+    for (const f of failed) {
+      expect(f.created_at.getTime()).toBeGreaterThan(killedAt - 1000);
+      expect(f.created_at.getTime()).toBeLessThan(restartedAt + 2000);
+    }
+    expect(neverPlayed.length).toBeLessThan(config.numTeams * config.numPlayersPerTeam);
     expect(figures.backfills).toBeGreaterThan(0);
     expect(figures.backfillsFilled).toBeGreaterThan(0);
   }, 180_000);

@@ -54,7 +54,7 @@ const SETTINGS = {
 } satisfies Record<keyof GameServerConfig, Setting>;
 
 type NumberKey = {
-  [K in keyof GameServerConfig]: GameServerConfig[K] extends number ? K : never;
+  [K in keyof GameServerConfig]-?: GameServerConfig[K] extends number ? K : never;
 }[keyof GameServerConfig];
 
 /** Bounds of each number (the API's own where there is one: a match holds at most 1000 players). */

@@ -15,7 +15,10 @@ async function main(): Promise<void> {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
-  await Promise.race([config.matches > 0 ? server.whenCompleted(config.matches) : new Promise(() => {}), interrupted]);
+  await Promise.race([
+    config.matches > 0 ? server.whenCompleted(config.matches) : new Promise(() => {}),
+    interrupted,
+  ]);
   clearInterval(progress);
   const figures = await server.stop();
   console.log(formatFigures(figures));

@@ -81,7 +81,12 @@ async function confirm(deps: MatchPlayDeps, matchId: string, players: string[]):
  * then read by REST in case its push went to a connection that was lost, else the request is
  * cancelled and the match ends a player short.
  */
-async function dropOne(deps: MatchPlayDeps, matchId: string, players: string[], playEnd: number): Promise<Seat> {
+async function dropOne(
+  deps: MatchPlayDeps,
+  matchId: string,
+  players: string[],
+  playEnd: number,
+): Promise<Seat> {
   const { client, config, figures } = deps;
   await sleep(Math.random() * (config.playMs / 2));
   const dropped = players[Math.floor(Math.random() * players.length)]!;
@@ -91,7 +96,12 @@ async function dropOne(deps: MatchPlayDeps, matchId: string, players: string[], 
     figures.backfills++;
     // Our own request id: a retry after a lost answer is the same request, not a second one.
     await persist(
-      () => client.requestBackfill({ gameId: config.gameId, matchId, body: { droppedPlayerId: dropped, backfillingRequestId } }),
+      () =>
+        client.requestBackfill({
+          gameId: config.gameId,
+          matchId,
+          body: { droppedPlayerId: dropped, backfillingRequestId },
+        }),
       config.persistMs,
     );
     const waitMs = Math.max(0, playEnd - Date.now()) + config.backfillWaitMs;

@@ -1,12 +1,7 @@
-/** A team's players as the completion reports them. */
-export type Roster = string[][];
+import type { CompleteMatchRequest } from "@arena/client";
 
-/** The body of completeMatch / updateMatchCompleted. */
-export interface MatchResult {
-  server: string;
-  gameLength: number;
-  teams: Array<{ rank: number; players: Array<{ playerId: string; score: number }> }>;
-}
+/** Each team's player ids, in the match's team order. */
+export type Roster = string[][];
 
 /**
  * A random result in which stronger teams tend to win: each team's performance is its mean hidden
@@ -19,7 +14,7 @@ export function randomResult(
   skillOf: (playerId: string) => number,
   server: string,
   gameLengthSeconds: number,
-): MatchResult {
+): CompleteMatchRequest {
   const performance = roster.map(
     (players) =>
       players.reduce((sum, id) => sum + skillOf(id), 0) / Math.max(1, players.length) +
