@@ -65,8 +65,7 @@ export class GameServer {
       client: this.client,
       gameId: config.gameId,
       population: this.population,
-      target: config.queueTarget,
-      wanted: () => !this.stopping && !this.hasEnough(),
+      target: () => this.queueTarget(),
       onQueued: (count) => {
         this.counts.playersQueued += count;
       },
@@ -123,9 +122,13 @@ export class GameServer {
     return { ...this.counts };
   }
 
-  private hasEnough(): boolean {
-    const { matches } = this.config;
-    return matches > 0 && this.counts.matchesCompleted + this.underWay.size >= matches;
+  /** Waiting players wanted now: QUEUE_TARGET, or only as many as the matches still to play need. */
+  private queueTarget(): number {
+    const { matches, queueTarget, numTeams, numPlayersPerTeam } = this.config;
+    if (this.stopping) return 0;
+    if (matches === 0) return queueTarget;
+    const left = matches - this.counts.matchesCompleted - this.underWay.size;
+    return Math.max(0, Math.min(queueTarget, left * numTeams * numPlayersPerTeam));
   }
 
   private onMatch(push: MatchSuggestionPayload): void {

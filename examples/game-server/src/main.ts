@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const config = readConfig();
   const server = new GameServer(config, { logger: jsonLineLogger });
   await server.start();
-  const progress = setInterval(() => console.error(formatFigures(server.figures())), 5000);
+  const progress = setInterval(() => jsonLineLogger.info("progress", { ...server.figures() }), 5000);
   const interrupted = new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

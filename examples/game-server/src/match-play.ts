@@ -94,6 +94,7 @@ async function dropOne(
   const ids = { gameId: config.gameId, matchId, backfillingRequestId };
   try {
     figures.backfills++;
+    deps.backfillWaits.expect(backfillingRequestId);
     // Our own request id: a retry after a lost answer is the same request, not a second one.
     await persist(
       () =>
@@ -105,7 +106,7 @@ async function dropOne(
       config.persistMs,
     );
     const waitMs = Math.max(0, playEnd - Date.now()) + config.backfillWaitMs;
-    const pushed = await deps.backfillWaits.waitFor(backfillingRequestId, waitMs);
+    const pushed = await deps.backfillWaits.within(backfillingRequestId, waitMs);
     let replacement = pushed?.replacement.playerId;
     if (replacement === undefined) {
       const status = await persist(() => client.getBackfill(ids), config.persistMs);
@@ -118,6 +119,7 @@ async function dropOne(
     }
     return { dropped, replacement };
   } catch (err) {
+    deps.backfillWaits.forget(backfillingRequestId);
     deps.logger.warn("a backfill went wrong; the match goes on without it", { matchId, error: String(err) });
     return { dropped, replacement: undefined };
   }

@@ -6,10 +6,8 @@ export interface QueueFeederOptions {
   client: ArenaClient;
   gameId: string;
   population: Population;
-  /** Waiting players to keep in the queue. */
-  target: number;
-  /** Asked before each submission: false once the server has all the matches it wants. */
-  wanted(): boolean;
+  /** Waiting players to keep in the queue now (asked before each submission). */
+  target(): number;
   /** A submission went through. */
   onQueued(count: number): void;
   onError(err: unknown): void;
@@ -40,9 +38,9 @@ export class QueueFeeder {
   }
 
   private async topUp(): Promise<void> {
-    const { population, target } = this.options;
-    if (this.busy || !this.options.wanted()) return;
-    const missing = target - population.waitingCount;
+    const { population } = this.options;
+    if (this.busy) return;
+    const missing = this.options.target() - population.waitingCount;
     if (this.unsettled === undefined && missing <= 0) return;
     this.busy = true;
     const batch = this.unsettled ?? population.take(missing);
