@@ -17,17 +17,15 @@ export function worthRetrying(err: unknown): boolean {
  * Only idempotent calls go through here: confirming, completing, a backfill request with our own id,
  * reading and cancelling it, all of which the platform answers the same when repeated.
  */
-export async function persist<T>(call: () => Promise<T>, forMs: number, signal?: AbortSignal): Promise<T> {
+export async function persist<T>(call: () => Promise<T>, forMs: number): Promise<T> {
   const giveUpAt = Date.now() + forMs;
   for (let attempt = 0; ; attempt++) {
     try {
       return await call();
     } catch (err) {
-      if (!worthRetrying(err) || Date.now() >= giveUpAt || signal?.aborted) throw err;
+      if (!worthRetrying(err) || Date.now() >= giveUpAt) throw err;
       // 100 ms, doubling to 2 s: a restarted gateway is found within a couple of seconds of coming back.
-      await sleep(Math.min(2000, 100 * 2 ** attempt), undefined, signal ? { signal } : undefined).catch(
-        () => {},
-      );
+      await sleep(Math.min(2000, 100 * 2 ** attempt));
     }
   }
 }
