@@ -48,14 +48,14 @@ function sdk(user: TenantCredentials, baseUrl = platform.gateway.url, extra: { u
   return { client, recorded, tokens: client.tokens as CognitoTokens };
 }
 
-async function admin(method: string, path: string, body?: unknown): Promise<any> {
+async function admin(method: string, path: string, body?: unknown): Promise<Record<string, string>> {
   const res = await fetch(`${platform.gateway.url}${path}`, {
     method,
     headers: { "content-type": "application/json", authorization: `Bearer ${platform.adminToken}` },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-  return res.json();
+  return (await res.json()) as Record<string, string>;
 }
 
 /** Polls getMatches until `count` matches were delivered (the matchmaker runs every 100 ms). */
