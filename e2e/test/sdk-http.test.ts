@@ -6,6 +6,7 @@ import {
   type CallEvent,
   type CognitoTokens,
   createArenaClient,
+  DeadlineError,
   type RetryEvent,
 } from "@arena/client";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
@@ -156,6 +157,11 @@ describe("@arena/client over HTTP", () => {
     expect(problem.requestId).toEqual(expect.any(String));
     const missing = await client.getGame({ gameId: "nope" }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ status: 404, code: "NOT_FOUND" });
+    // A deadline shorter than any answer: DeadlineError; the caller's own abort: its reason.
+    await expect(client.listSeasons({}, { deadlineMs: 1 })).rejects.toBeInstanceOf(DeadlineError);
+    const stop = new AbortController();
+    stop.abort(new Error("shutting down"));
+    await expect(client.listSeasons({}, { signal: stop.signal })).rejects.toThrow("shutting down");
   });
 
   it("keeps working across token expiry, renewing with the refresh token, and after the keys are revoked", async () => {
