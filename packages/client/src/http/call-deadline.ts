@@ -45,6 +45,17 @@ export class CallDeadline {
     });
   }
 
+  /** `promise`, or the abort's reason when the call is aborted first (a login that hangs). */
+  within<T>(promise: Promise<T>): Promise<T> {
+    if (this.signal.aborted) return Promise.reject(this.signal.reason);
+    let onAbort = () => {};
+    const aborted = new Promise<never>((_resolve, reject) => {
+      onAbort = () => reject(this.signal.reason);
+      this.signal.addEventListener("abort", onAbort, { once: true });
+    });
+    return Promise.race([promise, aborted]).finally(() => this.signal.removeEventListener("abort", onAbort));
+  }
+
   dispose(): void {
     clearTimeout(this.timer);
     this.callerSignal?.removeEventListener("abort", this.onCallerAbort);

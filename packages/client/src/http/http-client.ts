@@ -45,7 +45,7 @@ export class HttpClient {
       let freshTokenTried = false;
       for (;;) {
         attempts += 1;
-        const token = await this.settings.tokens.current();
+        const token = await deadline.within(this.settings.tokens.current());
         const attempt = await this.attempt(request, token, deadline);
         if (attempt.kind === "answer") finalStatus = attempt.response.status;
         if (attempt.kind === "answer" && attempt.response.status === 401 && !freshTokenTried) {
