@@ -95,6 +95,7 @@ export class RealtimeClient {
   private handingOver = false;
   private overflowed = false;
   private closing = false;
+  private everConnected = false;
   private readonly stop = new AbortController();
 
   constructor(private readonly options: RealtimeClientOptions) {
@@ -224,7 +225,7 @@ export class RealtimeClient {
         if (this.closing) throw new RealtimeError("connect", "closed", "The client is closed");
         try {
           const conn = await this.open();
-          this.adopt(conn, after === undefined && this.counter === 1 ? "connect" : "reconnect");
+          this.adopt(conn, this.everConnected ? "reconnect" : "connect");
           return conn;
         } catch (err) {
           if (this.closing) throw new RealtimeError("connect", "closed", "The client is closed");
@@ -287,6 +288,7 @@ export class RealtimeClient {
   private adopt(conn: RealtimeConnection, kind: RealtimeConnectedEvent["kind"]): void {
     const previous = this.current;
     this.current = conn;
+    this.everConnected = true;
     clearTimeout(this.handoverTimer);
     const { maxLifetimeMs, handoverLeadMs } = this.settings;
     this.handoverTimer = setTimeout(() => void this.handover(), Math.max(0, maxLifetimeMs - handoverLeadMs));
