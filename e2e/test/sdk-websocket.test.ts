@@ -1,5 +1,9 @@
-import type { AccessTokens, ReconnectEvent } from "@arena/client";
-import { type MatchSuggestionPayload, RealtimeClient } from "@arena/client";
+import {
+  type AccessTokens,
+  type MatchSuggestionPayload,
+  RealtimeClient,
+  type ReconnectEvent,
+} from "@arena/client";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { eventually, provisionTenant, RestClient, type TenantCredentials } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
