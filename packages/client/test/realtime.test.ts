@@ -190,6 +190,23 @@ describe("RealtimeClient against a real ws peer", () => {
     expect(peer.connections).toHaveLength(0);
   });
 
+  it("drops a re-offer of a suggestion still waiting in the buffer, and acknowledges it once taken", async () => {
+    const rt = start();
+    const iterator = rt.suggestions();
+    await rt.subscribe({ gameIds: ["duel"] });
+    const conn = peer.connections[0];
+    if (!conn) throw new Error("no connection");
+    peer.pushTo(conn, suggestion("m1"));
+    peer.pushTo(conn, suggestion("m1"));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(peer.acks).toEqual([]);
+    expect((await iterator.next()).value?.match.id).toBe("m1");
+    peer.pushTo(conn, suggestion("m2"));
+    expect((await iterator.next()).value?.match.id).toBe("m2");
+    await peer.until(() => peer.acks.length === 2);
+    expect(peer.acks).toEqual(["m1", "m2"]);
+  });
+
   it("never drops on overflow: what did not fit is offered again once the iterator catches up", async () => {
     const rt = start({ maxBufferedSuggestions: 2 });
     const iterator = rt.suggestions();
