@@ -161,6 +161,52 @@ describe("RealtimeClient against a real ws peer", () => {
     expect(reconnects.map((e) => e.reason)).toEqual(["lifetime"]);
   });
 
+  it("drops a broadcast both connections of a handover receive, and keeps other listeners going when one throws", async () => {
+    const rt = start({ maxLifetimeMs: 600, handoverLeadMs: 400 });
+    const removed: string[][] = [];
+    rt.on("playersRemoved", () => {
+      throw new Error("a listener's bug");
+    });
+    rt.on("playersRemoved", (r) => removed.push(r.players.map((p) => p.playerId)));
+    await rt.subscribe({ gameIds: ["duel"] });
+    await peer.until(() => peer.connections[1]?.subscription !== undefined);
+    const broadcast = {
+      action: "playersRemoved",
+      messageId: null,
+      payload: { gameId: "duel", reason: "expired", players: [{ playerId: "late", reference: null }] },
+    };
+    for (const conn of peer.open) peer.send(conn, broadcast);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(removed).toEqual([["late"]]);
+  });
+
+  it("fails the first subscribe when the credentials are refused, instead of retrying forever", async () => {
+    const refusal = Object.assign(new Error("login failed: NotAuthorizedException"), {
+      name: "LoginError",
+      status: 400,
+    });
+    const rt = start({}, { current: () => Promise.reject(refusal), rejected: () => {} });
+    await expect(rt.subscribe({ gameIds: ["duel"] })).rejects.toBe(refusal);
+    expect(peer.connections).toHaveLength(0);
+  });
+
+  it("drops a re-offer of a suggestion still waiting in the buffer, and acknowledges it once taken", async () => {
+    const rt = start();
+    const iterator = rt.suggestions();
+    await rt.subscribe({ gameIds: ["duel"] });
+    const conn = peer.connections[0];
+    if (!conn) throw new Error("no connection");
+    peer.pushTo(conn, suggestion("m1"));
+    peer.pushTo(conn, suggestion("m1"));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(peer.acks).toEqual([]);
+    expect((await iterator.next()).value?.match.id).toBe("m1");
+    peer.pushTo(conn, suggestion("m2"));
+    expect((await iterator.next()).value?.match.id).toBe("m2");
+    await peer.until(() => peer.acks.length === 2);
+    expect(peer.acks).toEqual(["m1", "m2"]);
+  });
+
   it("never drops on overflow: what did not fit is offered again once the iterator catches up", async () => {
     const rt = start({ maxBufferedSuggestions: 2 });
     const iterator = rt.suggestions();

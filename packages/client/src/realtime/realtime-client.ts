@@ -95,6 +95,7 @@ export class RealtimeClient {
   private handingOver = false;
   private overflowed = false;
   private closing = false;
+  private everConnected = false;
   private readonly stop = new AbortController();
 
   constructor(private readonly options: RealtimeClientOptions) {
@@ -224,12 +225,15 @@ export class RealtimeClient {
         if (this.closing) throw new RealtimeError("connect", "closed", "The client is closed");
         try {
           const conn = await this.open();
-          this.adopt(conn, after === undefined && this.counter === 1 ? "connect" : "reconnect");
+          this.adopt(conn, this.everConnected ? "reconnect" : "connect");
           return conn;
         } catch (err) {
           if (this.closing) throw new RealtimeError("connect", "closed", "The client is closed");
           // The gateway refused the subscription itself (400, 403): no retry makes it valid.
           if (isRefusal(err)) throw err;
+          // Wrong credentials fail the caller's first subscribe or request instead of retrying
+          // forever; once connected, the client keeps trying (a disabled user may be enabled again).
+          if (isLoginRefusal(err) && !this.everConnected) throw err;
           const token = err instanceof RealtimeOpenError && (err.status === 401 || err.status === 403);
           why = { reason: token ? "token" : "error" };
           this.log("warn", "connection failed", { err: (err as Error).message });
@@ -287,6 +291,7 @@ export class RealtimeClient {
   private adopt(conn: RealtimeConnection, kind: RealtimeConnectedEvent["kind"]): void {
     const previous = this.current;
     this.current = conn;
+    this.everConnected = true;
     clearTimeout(this.handoverTimer);
     const { maxLifetimeMs, handoverLeadMs } = this.settings;
     this.handoverTimer = setTimeout(() => void this.handover(), Math.max(0, maxLifetimeMs - handoverLeadMs));
@@ -527,6 +532,18 @@ function isRefusal(err: unknown): boolean {
     err.code < 500 &&
     err.code !== 408 &&
     err.code !== 429
+  );
+}
+
+/** The token source's own permanent refusal (the login module's LoginError with a 4xx but 429). */
+function isLoginRefusal(err: unknown): boolean {
+  const e = err as { name?: unknown; status?: unknown };
+  return (
+    e?.name === "LoginError" &&
+    typeof e.status === "number" &&
+    e.status >= 400 &&
+    e.status < 500 &&
+    e.status !== 429
   );
 }
 
