@@ -27,6 +27,7 @@ beforeAll(async () => {
         // within a second and a half keeps that window, and the test, short; the path is the same.
         WS_REGISTRATION_TTL_MS: "1500",
         WS_REGISTRATION_REFRESH_MS: "300",
+        // About 100 calls and WebSocket messages a second at full speed: past the default 6,000 a minute.
         TENANT_RATE_LIMIT: "100000",
       },
     },
