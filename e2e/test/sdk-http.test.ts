@@ -7,6 +7,7 @@ import {
   type CognitoTokens,
   createArenaClient,
   DeadlineError,
+  NetworkError,
   type RetryEvent,
 } from "@arena/client";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
@@ -210,7 +211,10 @@ describe("@arena/client over HTTP", () => {
     const [match] = await deliveredMatches(direct, "duel", 1);
     await direct.confirmMatch({ gameId: "duel", matchId: match!.id });
 
-    const proxy = await answerDroppingProxy(platform.gateway.url, /\/statuses\/completed$/);
+    const proxy = await faultyProxy(
+      platform.gateway.url,
+      firstOnes(1, "POST", /\/statuses\/completed$/, "drop-answer"),
+    );
     try {
       const { client, recorded } = sdk(user, proxy.url);
       const teams = match!.teams.map((t, rank) => ({
@@ -218,7 +222,7 @@ describe("@arena/client over HTTP", () => {
         players: t.players.map((p) => ({ playerId: p.playerId, score: 1 })),
       }));
       const answer = await client.completeMatch({ gameId: "duel", matchId: match!.id, body: { teams } });
-      expect(proxy.dropped).toBe(1);
+      expect(proxy.injected).toHaveLength(1);
       expect(recorded.retries.filter((r) => r.reason === "network")).toHaveLength(1);
       expect(answer.players.every((p) => p.matchesPlayed === 1)).toBe(true);
     } finally {
@@ -228,18 +232,54 @@ describe("@arena/client over HTTP", () => {
     expect(stats.seasons[0]!.stats[0]!.matchesPlayed).toBe(1);
     expect((await direct.getPlayerHistory({ playerId: "a" })).results).toHaveLength(1);
   });
+
+  it("retries a 502 for a read, and leaves a lost answer of an operation unsafe to repeat to the caller", async () => {
+    const user = await provisionTenant(platform);
+    const direct = sdk(user).client;
+    await direct.putGame({ gameId: "duel", body: duel });
+    const proxy = await faultyProxy(platform.gateway.url, (method, path) => {
+      if (method === "GET" && path === "/games/duel/players") return "bad-gateway";
+      if (method === "POST" && path === "/games/duel/players") return "drop-answer";
+      return undefined;
+    });
+    try {
+      const { client, recorded } = sdk(user, proxy.url);
+      // Every attempt of the read answered 502: retried with backoff, then the typed problem.
+      const error = await client.getPlayers({ gameId: "duel" }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 502, code: "BAD_GATEWAY" });
+      expect(recorded.retries.filter((r) => r.status === 502)).toHaveLength(4);
+      // addPlayers is not repeated: a repeat would answer 409 for players the first attempt queued.
+      await expect(
+        client.addPlayers({ gameId: "duel", body: { players: [{ playerId: "x" }] } }),
+      ).rejects.toBeInstanceOf(NetworkError);
+      expect(recorded.retries.filter((r) => r.operationId === "addPlayers")).toHaveLength(0);
+    } finally {
+      await proxy.close();
+    }
+    expect((await direct.getPlayers({ gameId: "duel" })).map((p) => p.playerId)).toEqual(["x"]);
+  });
 });
 
+/** What the proxy does to a request: pass it on, answer 502 itself, or let it through and cut the answer. */
+type Fault = "bad-gateway" | "drop-answer" | undefined;
+
 /**
- * A proxy to the gateway that lets the first request matching `path` reach it, waits for the
- * whole answer, and then cuts the connection instead of passing it on: the server processed the
- * request, the client never learns it.
+ * A proxy to the gateway that injects faults: `fault(method, path)` decides for each request. With
+ * "drop-answer" the request reaches the gateway, the whole answer is read, and the connection is
+ * cut instead of passing it on: the server processed the request, the client never learns it.
  */
-async function answerDroppingProxy(target: string, path: RegExp) {
+async function faultyProxy(target: string, fault: (method: string, path: string) => Fault) {
   const upstream = new URL(target);
-  const state = { dropped: 0 };
+  const injected: string[] = [];
   const server: Server = createServer((req, res) => {
-    const drop = state.dropped === 0 && path.test(req.url ?? "");
+    const chosen = fault(req.method ?? "", req.url ?? "");
+    if (chosen) injected.push(`${chosen} ${req.method} ${req.url}`);
+    if (chosen === "bad-gateway") {
+      req.resume();
+      res.writeHead(502, { "content-type": "application/problem+json" });
+      res.end(JSON.stringify({ status: 502, code: "BAD_GATEWAY", title: "Bad gateway", detail: "injected" }));
+      return;
+    }
     const forward = httpRequest(
       {
         host: upstream.hostname,
@@ -249,12 +289,9 @@ async function answerDroppingProxy(target: string, path: RegExp) {
         headers: req.headers,
       },
       (answer) => {
-        if (drop) {
+        if (chosen === "drop-answer") {
           answer.resume();
-          answer.on("end", () => {
-            state.dropped += 1;
-            req.socket.destroy();
-          });
+          answer.on("end", () => req.socket.destroy());
           return;
         }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -267,13 +304,21 @@ async function answerDroppingProxy(target: string, path: RegExp) {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    get dropped() {
-      return state.dropped;
-    },
+    injected,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The first `times` requests matching `method` and `path` get `fault`, the rest pass. */
+function firstOnes(times: number, method: string, path: RegExp, fault: Fault) {
+  let left = times;
+  return (m: string, p: string): Fault => {
+    if (m !== method || !path.test(p) || left === 0) return undefined;
+    left -= 1;
+    return fault;
   };
 }

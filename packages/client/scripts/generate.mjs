@@ -4,7 +4,7 @@
 // at run time. `pnpm --filter @arena/client generate` rewrites the file; a test checks it is current.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { HOSTED_OPERATIONS, schemaRegistry } from "@arena/contracts";
+import { errorCodeInfo, HOSTED_OPERATIONS, schemaRegistry } from "@arena/contracts";
 
 export const OUTPUT = fileURLToPath(new URL("../src/generated/operations.ts", import.meta.url));
 
@@ -95,6 +95,17 @@ export function generateOperations() {
     out.push(`${doc}export type ${name} = ${typeOf(schema, mode)};`, "");
   }
 
+  out.push(
+    "/** Every problem `code` the API answers with (stable: a caller may branch on them), with its status. */",
+    "export const ERROR_CODES = {",
+    ...Object.entries(errorCodeInfo).map(
+      ([code, info]) => `  /** ${info.meaning.replaceAll("*/", "*\\/")} */\n  ${code}: ${info.status},`,
+    ),
+    "} as const;",
+    "",
+    "export type ErrorCode = keyof typeof ERROR_CODES;",
+    "",
+  );
   out.push(
     "/** How each operation is called: its method, path template and the statuses of a success. */",
     "export const OPERATIONS = {",

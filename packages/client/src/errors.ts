@@ -1,3 +1,5 @@
+import type { ErrorCode } from "./generated/operations.js";
+
 /**
  * The errors a call can end with. An answer of the API that is an error (an RFC 9457 problem)
  * becomes an ArenaApiError carrying everything the problem says; the others say why no answer
@@ -13,8 +15,11 @@ export interface FieldProblem {
 /** The API answered with an error status (after whatever retries the policy allows). */
 export class ArenaApiError extends Error {
   override readonly name = "ArenaApiError";
-  /** The problem's machine-readable code (`VALIDATION_FAILED`, `NOT_FOUND`, `RATE_LIMITED`, ...). */
-  readonly code: string;
+  /**
+   * The problem's machine-readable code (`VALIDATION_FAILED`, `NOT_FOUND`, `RATE_LIMITED`, ...; see
+   * ERROR_CODES), `HTTP_<status>` when the answer was no problem; a newer API may add codes.
+   */
+  readonly code: ErrorCode | (string & {});
   readonly status: number;
   readonly title: string;
   readonly detail: string;

@@ -9,7 +9,7 @@ export {
 } from "./client.js";
 export { ArenaApiError, DeadlineError, type FieldProblem, LoginError, NetworkError } from "./errors.js";
 export type * from "./generated/operations.js";
-export { OPERATIONS } from "./generated/operations.js";
+export { ERROR_CODES, OPERATIONS } from "./generated/operations.js";
 export type {
   CallEvent,
   ClientHooks,

@@ -21,6 +21,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Accepts<Sdk, Contract> = [Contract] extends [Sdk] ? true : false;
 const yes = <T extends true>(): T | undefined => undefined;
 
+yes<Same<Generated.ErrorCode, Contracts.ErrorCode>>();
 yes<Same<Generated.GameConfig, Contracts.GameConfig>>();
 yes<Same<Generated.SubmitPlayersResponse, Contracts.SubmitPlayersResponse>>();
 yes<Same<Generated.PlayerList, Contracts.PlayerList>>();
