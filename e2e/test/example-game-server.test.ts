@@ -1,4 +1,4 @@
-import { formatFigures, GameServer, readConfig } from "@arena/example-game-server";
+import { type Figures, formatFigures, GameServer, readConfig } from "@arena/example-game-server";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { provisionTenant, type TenantCredentials } from "../src/clients.js";
@@ -39,6 +39,22 @@ afterAll(async () => {
   await platform?.close();
 });
 
+/** `done`, or a failure after a minute saying where the run stood (rather than the test's time-out). */
+async function bounded(done: Promise<void>, server: GameServer): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the run stalled: ${formatFigures(server.figures())}`)),
+      60_000,
+    );
+  });
+  try {
+    await Promise.race([done, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function statsQuery<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
   const client = new pg.Client({ connectionString: platform.statsDatabaseUrl });
   await client.connect();
@@ -69,17 +85,24 @@ describe("the example game server", () => {
     });
     const server = new GameServer(config);
     const startedAt = Date.now();
-    await server.start();
-
-    await server.whenCompleted(MATCHES / 2);
-    const atKill = server.figures();
-    const killedAt = Date.now();
-    await platform.gateway.stop("SIGKILL");
-    await platform.gateway.restart();
-    const restartedAt = Date.now();
-
-    await server.whenCompleted(MATCHES);
-    const figures = await server.stop();
+    let figures: Figures | undefined;
+    let atKill: Figures;
+    let killedAt: number;
+    let restartedAt: number;
+    try {
+      await server.start();
+      await bounded(server.whenCompleted(MATCHES / 2), server);
+      atKill = server.figures();
+      killedAt = Date.now();
+      await platform.gateway.stop("SIGKILL");
+      await platform.gateway.restart();
+      restartedAt = Date.now();
+      await bounded(server.whenCompleted(MATCHES), server);
+      figures = await server.stop();
+    } finally {
+      // A run that failed or stalled: stop at once, without draining, so nothing outlives the test.
+      if (figures === undefined) await server.stop(0);
+    }
     const durationMs = Date.now() - startedAt;
 
     const byStatus = Object.fromEntries(
