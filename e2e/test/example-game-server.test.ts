@@ -77,6 +77,7 @@ describe("the example game server", () => {
       PLAY_MS: "300",
       DROP_RATE: "0.15",
       QUEUE_TARGET: "48",
+      CAPACITY: "30",
       // A suggestion lost with the killed gateway is requeued after 8 s rather than 60; a match
       // received just before the kill must still be confirmable once the gateway is back.
       CONFIRMATION_TIMEOUT: "8",

@@ -18,8 +18,10 @@ export interface GameServerConfig {
   playMs: number;
   /** Chance (0–1) that a player drops out of a running match and a backfill is asked for. */
   dropRate: number;
-  /** Waiting players the server keeps in the queue. */
+  /** Waiting players the server keeps in the queue at most. */
   queueTarget: number;
+  /** Matches this server hosts at once: it queues players only for the seats it has free. */
+  capacity: number;
   /** Seconds a suggestion may stay unconfirmed before the platform fails it and requeues its players. */
   confirmationTimeout: number;
   /** How long a match waits past its play time for a backfill replacement before it ends without one. */
@@ -48,6 +50,7 @@ const SETTINGS = {
   playMs: { env: "PLAY_MS", fallback: "2000" },
   dropRate: { env: "DROP_RATE", fallback: "0.1" },
   queueTarget: { env: "QUEUE_TARGET", fallback: "40" },
+  capacity: { env: "CAPACITY", fallback: "10" },
   confirmationTimeout: { env: "CONFIRMATION_TIMEOUT", fallback: "10" },
   backfillWaitMs: { env: "BACKFILL_WAIT_MS", fallback: "3000" },
   persistMs: { env: "PERSIST_MS", fallback: "60000" },
@@ -65,6 +68,7 @@ const NUMBERS: Record<NumberKey, { min: number; max: number; integer: boolean }>
   playMs: { min: 0, max: 3_600_000, integer: true },
   dropRate: { min: 0, max: 1, integer: false },
   queueTarget: { min: 1, max: 1000, integer: true },
+  capacity: { min: 1, max: 10_000, integer: true },
   confirmationTimeout: { min: 1, max: 3600, integer: true },
   backfillWaitMs: { min: 0, max: 3_600_000, integer: true },
   persistMs: { min: 0, max: 3_600_000, integer: true },

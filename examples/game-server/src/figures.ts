@@ -12,7 +12,10 @@ export interface Figures {
   backfills: number;
   /** Of those, the seats a replacement took before the match ended. */
   backfillsFilled: number;
-  /** Matches received but not completed: a call the platform refused or never answered in time. */
+  /**
+   * Matches received but not completed: a call the platform refused or did not answer within
+   * PERSIST_MS, or a match still under way when `stop()` gave up waiting (it is failed then).
+   */
   failures: number;
   /** Players this server put in the queue (submissions that went through). */
   playersQueued: number;

@@ -44,6 +44,8 @@ export class GameServer {
   private readonly underWay = new Map<string, Promise<void>>();
   private readonly completionWaits: Array<{ count: number; resolve: () => void }> = [];
   private stopping = false;
+  /** Ends what is still under way once `stop()` has waited long enough. */
+  private readonly halt = new AbortController();
 
   constructor(
     private readonly config: GameServerConfig,
@@ -101,12 +103,16 @@ export class GameServer {
 
   /**
    * Stops queueing and waits (at most `drainMs`) until the matches under way are over and no match
-   * can form from what is left waiting; then clears the queue and closes the WebSocket.
+   * can form from what is left waiting; then ends what is still under way, clears the queue and
+   * closes the WebSocket.
    */
   async stop(drainMs = this.config.confirmationTimeout * 1000 + this.config.persistMs): Promise<Figures> {
     this.stopping = true;
     this.feeder.stop();
     await this.drain(Date.now() + drainMs);
+    // Whatever is still under way (a drain cut short) ends now, counted as failures.
+    this.halt.abort();
+    await Promise.allSettled([...this.underWay.values()]);
     try {
       const cleared = await this.client.clearQueue({ gameId: this.config.gameId });
       this.logger.info("queue cleared", { ...cleared });
@@ -122,13 +128,18 @@ export class GameServer {
     return { ...this.counts };
   }
 
-  /** Waiting players wanted now: QUEUE_TARGET, or only as many as the matches still to play need. */
+  /**
+   * Waiting players wanted now: QUEUE_TARGET at most, and no more than the free seats (CAPACITY
+   * matches at once) and the matches still to play (MATCHES) can take.
+   */
   private queueTarget(): number {
-    const { matches, queueTarget, numTeams, numPlayersPerTeam } = this.config;
+    const { matches, queueTarget, capacity, numTeams, numPlayersPerTeam } = this.config;
     if (this.stopping) return 0;
-    if (matches === 0) return queueTarget;
-    const left = matches - this.counts.matchesCompleted - this.underWay.size;
-    return Math.max(0, Math.min(queueTarget, left * numTeams * numPlayersPerTeam));
+    const matchesWanted = Math.min(
+      capacity - this.underWay.size,
+      matches === 0 ? Number.POSITIVE_INFINITY : matches - this.counts.matchesCompleted - this.underWay.size,
+    );
+    return Math.max(0, Math.min(queueTarget, matchesWanted * numTeams * numPlayersPerTeam));
   }
 
   private onMatch(push: MatchSuggestionPayload): void {
@@ -149,6 +160,7 @@ export class GameServer {
         backfillWaits: this.backfillWaits,
         figures: this.counts,
         logger: this.logger,
+        signal: this.halt.signal,
       },
       push.match,
     ).finally(() => {

@@ -16,6 +16,8 @@ export interface MatchPlayDeps {
   backfillWaits: BackfillWaits;
   figures: Figures;
   logger: Logger;
+  /** Aborted when the server stops: a match still under way then ends where it is. */
+  signal: AbortSignal;
 }
 
 /** A seat left by a dropped player, and who took it (nobody: the match ends a player short). */
@@ -30,40 +32,55 @@ interface Seat {
  * Every call goes through `persist`, so a gateway restart in the middle only delays the match.
  */
 export async function playMatch(deps: MatchPlayDeps, match: MatchSuggestionPayload["match"]): Promise<void> {
-  const { population, figures, logger } = deps;
+  const { population, figures, logger, signal, config } = deps;
   const roster: Roster = match.teams.map((t) => t.players.map((p) => p.playerId));
   const players = roster.flat();
   population.playing(players);
   if (!(await confirm(deps, match.id, players))) return;
 
-  const startedAt = Date.now();
-  const playEnd = startedAt + deps.config.playMs;
-  const dropping = Math.random() < deps.config.dropRate;
-  const seat = dropping ? await dropOne(deps, match.id, players, playEnd) : undefined;
-  await sleep(Math.max(0, playEnd - Date.now()));
-
-  const final = seat ? rosterAfter(roster, seat) : roster;
-  const result = randomResult(final, (id) => population.skillOf(id), match.server, deps.config.playMs / 1000);
+  let seat: Seat | undefined;
   try {
+    const playEnd = Date.now() + config.playMs;
+    if (Math.random() < config.dropRate) seat = await dropOne(deps, match.id, players, playEnd);
+    await sleep(Math.max(0, playEnd - Date.now()), undefined, { signal });
+    const final = seat ? rosterAfter(roster, seat) : roster;
+    const body = randomResult(final, (id) => population.skillOf(id), match.server, config.playMs / 1000);
     await persist(
-      () => deps.client.completeMatch({ gameId: deps.config.gameId, matchId: match.id, body: result }),
-      deps.config.persistMs,
+      (options) => deps.client.completeMatch({ gameId: config.gameId, matchId: match.id, body }, options),
+      config.persistMs,
+      signal,
     );
     figures.matchesCompleted++;
   } catch (err) {
     figures.failures++;
     logger.warn("a match could not be completed", { matchId: match.id, error: String(err) });
+    if (signal.aborted) await abandon(deps, match.id);
   }
-  population.finished(final.flat().filter((id) => id !== seat?.dropped));
+  const stayed = players.filter((id) => id !== seat?.dropped);
+  population.finished(seat?.replacement ? [...stayed, seat.replacement] : stayed);
   if (seat) population.gone([seat.dropped]);
+}
+
+/**
+ * The server stops with this match under way: fail it, so the platform does not keep it confirmed
+ * forever. Its players wait again, until `stop()` clears the queue. One attempt: the server is
+ * going away.
+ */
+async function abandon(deps: MatchPlayDeps, matchId: string): Promise<void> {
+  try {
+    await deps.client.failMatch({ gameId: deps.config.gameId, matchId }, { deadlineMs: 5000 });
+  } catch (err) {
+    deps.logger.warn("an abandoned match could not be failed", { matchId, error: String(err) });
+  }
 }
 
 /** Confirms the match; false if the platform had failed it already (its players wait again). */
 async function confirm(deps: MatchPlayDeps, matchId: string, players: string[]): Promise<boolean> {
   try {
     await persist(
-      () => deps.client.confirmMatch({ gameId: deps.config.gameId, matchId }),
+      (options) => deps.client.confirmMatch({ gameId: deps.config.gameId, matchId }, options),
       deps.config.persistMs,
+      deps.signal,
     );
     return true;
   } catch (err) {
@@ -87,8 +104,8 @@ async function dropOne(
   players: string[],
   playEnd: number,
 ): Promise<Seat> {
-  const { client, config, figures } = deps;
-  await sleep(Math.random() * (config.playMs / 2));
+  const { client, config, figures, signal } = deps;
+  await sleep(Math.random() * (config.playMs / 2), undefined, { signal });
   const dropped = players[Math.floor(Math.random() * players.length)]!;
   const backfillingRequestId = randomUUID();
   const ids = { gameId: config.gameId, matchId, backfillingRequestId };
@@ -96,22 +113,19 @@ async function dropOne(
     figures.backfills++;
     deps.backfillWaits.expect(backfillingRequestId);
     // Our own request id: a retry after a lost answer is the same request, not a second one.
+    const body = { droppedPlayerId: dropped, backfillingRequestId };
     await persist(
-      () =>
-        client.requestBackfill({
-          gameId: config.gameId,
-          matchId,
-          body: { droppedPlayerId: dropped, backfillingRequestId },
-        }),
+      (options) => client.requestBackfill({ gameId: config.gameId, matchId, body }, options),
       config.persistMs,
+      signal,
     );
     const waitMs = Math.max(0, playEnd - Date.now()) + config.backfillWaitMs;
     const pushed = await deps.backfillWaits.within(backfillingRequestId, waitMs);
     let replacement = pushed?.replacement.playerId;
     if (replacement === undefined) {
-      const status = await persist(() => client.getBackfill(ids), config.persistMs);
+      const status = await persist((options) => client.getBackfill(ids, options), config.persistMs, signal);
       if (status.state === "delivered" && status.replacement) replacement = status.replacement.playerId;
-      else await persist(() => client.cancelBackfill(ids), config.persistMs);
+      else await persist((options) => client.cancelBackfill(ids, options), config.persistMs, signal);
     }
     if (replacement !== undefined) {
       figures.backfillsFilled++;
