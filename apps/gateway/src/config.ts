@@ -1,3 +1,4 @@
+import { ID_TOKEN_LIFETIME_SECONDS } from "@arena/contracts";
 import { databaseConfigProperties } from "@arena/database";
 import { redisConfigProperties } from "@arena/redis";
 import {
@@ -41,6 +42,14 @@ export const gatewayConfigSchema = {
       default: "eu-west-1",
       description:
         "The region part of every tenant's user pool id (`<region>_<name>`), what Cognito clients configure as UserPoolId; the SRP proof hashes only the name part, so changing it never invalidates a password",
+    },
+    ID_TOKEN_SECONDS: {
+      type: "integer",
+      minimum: 5,
+      maximum: ID_TOKEN_LIFETIME_SECONDS,
+      default: ID_TOKEN_LIFETIME_SECONDS,
+      description:
+        "Lifetime of the IdTokens and AccessTokens the gateway issues (`ExpiresIn`); tokens of up to 3600 seconds are accepted whatever it is, so replicas may differ during a change",
     },
     REFRESH_TOKEN_DAYS: { type: "integer", minimum: 1, maximum: 3650, default: 30 },
     PASSWORD_SCRYPT_LOG_N: {

@@ -32,6 +32,7 @@ export interface Tokens {
   IdToken: string;
   AccessToken: string;
   RefreshToken: string;
+  ExpiresIn: number;
 }
 
 export interface Harness extends Instance {

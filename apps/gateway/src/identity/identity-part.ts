@@ -50,7 +50,7 @@ export function identityPart({ db, redis, keys, clock, logger, config }: Identit
     rotationDays: config.SIGNING_KEY_ROTATION_DAYS,
     algorithm: config.TOKEN_SIGNING_ALGORITHM,
   });
-  const tokens = new TokenService(signingKeys, clock, config.PUBLIC_URL);
+  const tokens = new TokenService(signingKeys, clock, config.PUBLIC_URL, config.ID_TOKEN_SECONDS);
   const passwordCost = { logN: config.PASSWORD_SCRYPT_LOG_N };
   const throttle = new LoginThrottle({
     redis,

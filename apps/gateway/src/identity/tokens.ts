@@ -80,6 +80,8 @@ export class TokenService {
     private readonly signingKeys: SigningKeys,
     private readonly clock: Clock,
     private readonly issuer: string,
+    /** ID_TOKEN_SECONDS: how long the tokens issued here live. */
+    private readonly lifetimeSeconds: number = ID_TOKEN_LIFETIME_SECONDS,
   ) {}
 
   async issue(user: TokenSubject, clientId: string, authTime: Date): Promise<IssuedTokens> {
@@ -97,14 +99,14 @@ export class TokenService {
       client_id: clientId,
       auth_time: Math.floor(authTime.getTime() / 1000),
       iat,
-      exp: iat + ID_TOKEN_LIFETIME_SECONDS,
+      exp: iat + this.lifetimeSeconds,
     };
     const sign = (claims: GatewayTokenClaims) => signJwt(key, { ...claims });
     const [idToken, accessToken] = await Promise.all([
       sign({ ...common, token_use: "id", jti: randomUUID() }),
       sign({ ...common, token_use: "access", jti: randomUUID() }),
     ]);
-    return { idToken, accessToken, expiresIn: ID_TOKEN_LIFETIME_SECONDS };
+    return { idToken, accessToken, expiresIn: this.lifetimeSeconds };
   }
 
   /**
@@ -157,8 +159,9 @@ export class TokenService {
   }
 
   /**
-   * A token lives at most as long as the gateway issues them for, counted from an `iat` that is
-   * not in the future: whoever holds a leaked key cannot mint tokens that outlive its revocation
+   * A token lives at most as long as the gateway may issue them for (ID_TOKEN_SECONDS is at most
+   * this bound, so replicas configured with different lifetimes during a rolling change accept
+   * each other's tokens), counted from an `iat` that is not in the future: whoever holds a leaked key cannot mint tokens that outlive its revocation
    * by years, nor move `iat` ahead to stretch an hour into a decade.
    */
   private checkLifetime(iat: number, exp: number): void {
