@@ -38,7 +38,19 @@ const resultOf = ([winner, loser]: readonly [string, string]) => ({
   ],
 });
 
-export async function referenceFlow(gatewayUrl: string, user: TenantCredentials): Promise<FlowStep[]> {
+export interface ReferenceFlowOptions {
+  /**
+   * Awaited after the completions and before the reads: where stats reads from a replica, a read right
+   * after a write may see the state from before it, so a test waits for the replica to catch up here.
+   */
+  beforeReads?: () => Promise<void>;
+}
+
+export async function referenceFlow(
+  gatewayUrl: string,
+  user: TenantCredentials,
+  options: ReferenceFlowOptions = {},
+): Promise<FlowStep[]> {
   const steps: FlowStep[] = [];
   const record = (step: string, answer: HttpAnswer) =>
     steps.push({ step, status: answer.status, body: masked(answer.body) });
@@ -93,6 +105,7 @@ export async function referenceFlow(gatewayUrl: string, user: TenantCredentials)
     await rest.call("POST", `${matchPath}/statuses/completed`, resultOf(REFERENCE_PLAYERS.rest)),
   );
 
+  await options.beforeReads?.();
   for (const game of [REFERENCE_PUSH_GAME, REFERENCE_REST_GAME]) {
     record(`${game} leaderboard`, await rest.call("POST", `/games/${game}/leaderboard`, { count: 10 }));
     record(`${game} queue`, await rest.call("GET", `/games/${game}/players`));

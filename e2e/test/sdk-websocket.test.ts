@@ -1,11 +1,12 @@
 import {
   type AccessTokens,
+  CognitoTokens,
   type MatchSuggestionPayload,
   RealtimeClient,
   type ReconnectEvent,
 } from "@arena/client";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { eventually, provisionTenant, RestClient, type TenantCredentials } from "../src/clients.js";
+import { eventually, provisionTenant, RestClient } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
 
 /**
@@ -35,49 +36,6 @@ beforeAll(async () => {
 });
 afterAll(async () => platform?.close());
 
-/**
- * A minimal AccessTokens: Cognito's InitiateAuth (USER_PASSWORD_AUTH) with fetch, the IdToken kept
- * until a minute before it expires or until the gateway refuses it.
- */
-class PasswordTokens implements AccessTokens {
-  private token: { value: string; expiresAt: number } | undefined;
-  logins = 0;
-  constructor(
-    private readonly gatewayUrl: string,
-    private readonly user: TenantCredentials,
-  ) {}
-
-  async current(): Promise<string> {
-    if (this.token && this.token.expiresAt - 60_000 > Date.now()) return this.token.value;
-    const res = await fetch(`${this.gatewayUrl}/auth`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-amz-json-1.1",
-        "x-amz-target": "AWSCognitoIdentityProviderService.InitiateAuth",
-      },
-      body: JSON.stringify({
-        AuthFlow: "USER_PASSWORD_AUTH",
-        AuthParameters: { USERNAME: this.user.username, PASSWORD: this.user.password },
-        ClientId: this.user.clientId,
-      }),
-    });
-    if (res.status !== 200) throw new Error(`login answered ${res.status}`);
-    const { AuthenticationResult } = (await res.json()) as {
-      AuthenticationResult: { IdToken: string; ExpiresIn: number };
-    };
-    this.logins += 1;
-    this.token = {
-      value: AuthenticationResult.IdToken,
-      expiresAt: Date.now() + AuthenticationResult.ExpiresIn * 1000,
-    };
-    return this.token.value;
-  }
-
-  rejected(token: string): void {
-    if (this.token?.value === token) this.token = undefined;
-  }
-}
-
 const game = {
   numTeams: 2,
   numPlayersPerTeam: 1,
@@ -88,12 +46,12 @@ const game = {
 
 interface Studio {
   rest: RestClient;
-  tokens: PasswordTokens;
+  tokens: CognitoTokens;
 }
 
 async function studio(gameId: string): Promise<Studio> {
   const user = await provisionTenant(platform);
-  const tokens = new PasswordTokens(platform.gateway.url, user);
+  const tokens = new CognitoTokens({ baseUrl: platform.gateway.url, ...user });
   const rest = new RestClient(platform.gateway.url, await tokens.current());
   expect((await rest.call("PUT", `/games/${gameId}`, game)).status).toBe(200);
   return { rest, tokens };

@@ -2,7 +2,8 @@
 // parameters, body, answers) and the JSON Schemas of its bodies, emitted as TypeScript types. The
 // published SDK must stand alone, so the contracts are read here, at build time, and never imported
 // at run time. `pnpm --filter @arena/client generate` rewrites the file; a test checks it is current.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errorCodeInfo, HOSTED_OPERATIONS, schemaRegistry } from "@arena/contracts";
 
@@ -155,6 +156,7 @@ export function generateOperations() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  mkdirSync(dirname(OUTPUT), { recursive: true });
   writeFileSync(OUTPUT, generateOperations());
   console.log(`wrote ${OUTPUT}`);
 }

@@ -1,21 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { AccessTokens } from "./access-tokens.js";
 import { OPERATIONS, type OperationId, type OperationTypes } from "./generated/operations.js";
-import type { ClientHooks } from "./hooks.js";
 import { type CallOptions, HttpClient } from "./http/http-client.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./http/retry-policy.js";
-import { CognitoTokens, type LoginFlow } from "./login/cognito-tokens.js";
+import { CognitoTokens, type CognitoTokensOptions } from "./login/cognito-tokens.js";
 
-export interface ArenaClientOptions {
-  /** The gateway's URL, e.g. `https://api.example.com`. */
-  baseUrl: string;
-  clientId: string;
-  username: string;
-  password: string;
-  flow?: LoginFlow;
-  /** The tenant's user pool id: needed for `USER_SRP_AUTH`. */
-  userPoolId?: string;
-  hooks?: ClientHooks;
+/** The login's options (the gateway's URL, the app client, the user, the flow) and the calls' own. */
+export interface ArenaClientOptions extends CognitoTokensOptions {
   /** Each call's deadline, all retries included (default 30 000 ms); a call may pass its own. */
   deadlineMs?: number;
   retry?: Partial<RetryOptions>;

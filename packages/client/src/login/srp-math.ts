@@ -5,6 +5,10 @@ import { createHash, createHmac, hkdfSync, randomBytes } from "node:crypto";
  * computes it: the 3072-bit group of RFC 3526 with g = 2, SHA-256 over each number's `padHex`, the
  * session key an HKDF of S with info "Caldera Derived Key" (16 bytes), and the claim an HMAC over
  * poolName ‖ userId ‖ secret block ‖ timestamp. The password never leaves the process.
+ *
+ * The gateway's server half shares the group and the padding rule; they are written again here on
+ * purpose, because the published SDK may not depend on the monorepo's packages. `test/srp-math.test.ts`
+ * runs this half against the gateway's, so the two cannot drift apart unnoticed.
  */
 export const SRP_N = BigInt(
   "0xFFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD" +
