@@ -17,6 +17,7 @@ beforeAll(async () => {
       send: (...a) => fanout.send(...a),
       offerMany: (...a) => fanout.offerMany(...a),
       hasSubscribers: (...a) => fanout.hasSubscribers(...a),
+      gone: (...a) => fanout.gone(...a),
       broadcast: (...a) => fanout.broadcast(...a),
     },
   });
@@ -112,6 +113,40 @@ describe("match suggestions pushed to subscribers", () => {
     );
     expect(JSON.parse(again.message).payload.match.id).toBe(unacked);
     expect(deliveries.filter((d) => d.tenantId === tenant)).toHaveLength(3);
+  });
+
+  it("offers again what it pushed to a connection whose replica died without a close notice, once its registration expired", async () => {
+    const { tenant, api } = await tenantWithGame(1);
+    const subscription = { gameIds: ["g"], priority: 0, rateLimit: null };
+    // A replica that is killed: its registration is never refreshed, and no close notice comes.
+    await fanout.register(tenant, "replica-a", "replica-a.7", subscription, 400);
+    await queue(api, ["e1", "e2"]);
+    await h.stats.loop.runOnce();
+    const first = await until(() => deliveries.find((d) => d.tenantId === tenant));
+    expect(first.connectionId).toBe("replica-a.7");
+    const matchId = JSON.parse(first.message).payload.match.id as string;
+    // A live replica, listening for its pushes like replica-a.
+    const stopB = await fanout.listen("replica-b", {
+      delivery: (d) => deliveries.push(d),
+      broadcast: () => {},
+    });
+    await fanout.register(tenant, "replica-b", "replica-b.1", subscription, 30_000);
+    // While the first registration lives, its unacknowledged push stays with it.
+    await h.stats.loop.runOnce();
+    expect(deliveries.filter((d) => d.tenantId === tenant)).toHaveLength(1);
+    expect(await fanout.gone(tenant, ["replica-a.7", "replica-b.1"])).toEqual([]);
+    await new Promise((r) => setTimeout(r, 450));
+    expect(await fanout.gone(tenant, ["replica-a.7", "replica-b.1"])).toEqual(["replica-a.7"]);
+    await h.stats.loop.runOnce();
+    const again = await until(() =>
+      deliveries.find((d) => d.tenantId === tenant && d.connectionId === "replica-b.1"),
+    );
+    expect(JSON.parse(again.message).payload.match.id).toBe(matchId);
+    // Acknowledged by the live connection: never offered a third time.
+    await api.post(`/games/g/matches/${matchId}/delivery`).expect(204);
+    await h.stats.loop.runOnce();
+    expect(deliveries.filter((d) => d.tenantId === tenant)).toHaveLength(2);
+    await stopB();
   });
 
   it("leaves a suggestion fetchable by REST when nobody is subscribed, and pushes it to a later subscriber", async () => {

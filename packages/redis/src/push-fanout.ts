@@ -356,6 +356,22 @@ export class PushFanout {
     return first.length > 0;
   }
 
+  /**
+   * Of these connections, the ones with no live registration: closed, or held by a replica that
+   * died without saying so (its registrations expire unrefreshed). Stats offers again what it
+   * pushed to them and nobody acknowledged.
+   */
+  async gone(tenantId: string, connectionIds: readonly string[]): Promise<string[]> {
+    if (connectionIds.length === 0) return [];
+    const [, , live] = tenantKeys(this.keys, { tenantId });
+    const expiries = await this.redis.zmscore(live!, ...connectionIds);
+    const now = this.clock.now().getTime();
+    return connectionIds.filter((_, i) => {
+      const expiresAt = expiries[i];
+      return expiresAt === null || expiresAt === undefined || Number(expiresAt) <= now;
+    });
+  }
+
   /** Every live connection of the tenant subscribed to gameId gets the message (e.g. playersRemoved). */
   async broadcast(tenantId: string, gameId: string, message: object): Promise<void> {
     const text = JSON.stringify({ tenantId, gameId, message: JSON.stringify(message) });

@@ -203,6 +203,14 @@ export const RELEASE_FROM_CONNECTION = new SqlStatement<
    RETURNING match_id, game_id`,
 );
 
+/** The connections holding the game's pushed, unacknowledged suggestions. */
+export const PUSH_HOLDERS = new SqlStatement<[Tenant, Game], { pushed_to: string }>(
+  "lifecycle_push_holders",
+  `SELECT DISTINCT pushed_to FROM matches
+    WHERE tenant_id = $1 AND game_id = $2 AND status = 'delivered' AND acked_at IS NULL
+      AND pushed_to IS NOT NULL`,
+);
+
 /** Back to `suggested`: what a process died setting aside for a push more than `$4` s ago. */
 export const RETURN_ORPHANED_PUSHES = new SqlStatement<[Tenant, Game, Date, number]>(
   "lifecycle_return_orphaned_pushes",

@@ -28,6 +28,7 @@ import {
   MATCH_ROW_LOCKED,
   type MatchRow,
   PICK_SUGGESTED,
+  PUSH_HOLDERS,
   RECORD_PUSH_TARGETS,
   RELEASE_FROM_CONNECTION,
   REQUEUE_CONFIRMED,
@@ -316,11 +317,14 @@ export class MatchLifecycle {
 
   /**
    * Offers the game's undelivered suggestions again (a subscriber may have arrived since), in one
-   * batch; first returns to `suggested` what a process died setting aside for a push.
+   * batch; first returns to `suggested` what a process died setting aside for a push, and offers
+   * again what was pushed to connections that are gone without a close notice (a gateway replica
+   * killed: its registrations expire unrefreshed), as a closing connection's notice would.
    */
   async offerUndelivered(tenantId: string, gameId: string): Promise<void> {
     const now = this.deps.clock.now();
     await RETURN_ORPHANED_PUSHES.run(this.deps.pool, tenantId, gameId, now, ORPHANED_PUSH_SECONDS);
+    await this.releaseFromGoneConnections(tenantId, gameId);
     if (!(await this.deps.pusher.hasSubscribers(tenantId, gameId).catch(() => false))) return;
     const claimed = await PICK_SUGGESTED.run(
       this.deps.pool,
@@ -336,6 +340,17 @@ export class MatchLifecycle {
       gameId,
       await this.delivered(this.deps.pool, tenantId, oldestFirst(claimed.rows)),
     );
+  }
+
+  private async releaseFromGoneConnections(tenantId: string, gameId: string): Promise<void> {
+    const holders = await PUSH_HOLDERS.run(this.deps.pool, tenantId, gameId);
+    if (holders.rows.length === 0) return;
+    const connections = holders.rows.map((r) => r.pushed_to);
+    const gone = await this.deps.pusher.gone(tenantId, connections).catch((err: unknown) => {
+      this.deps.logger.warn({ err, gameId }, "could not check the push holders' registrations");
+      return [];
+    });
+    for (const connectionId of gone) await this.connectionClosed(tenantId, connectionId);
   }
 
   /**

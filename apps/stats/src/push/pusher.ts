@@ -29,6 +29,8 @@ export interface Pusher {
     messages: readonly object[],
     exclude?: readonly string[],
   ): Promise<Array<string | null>>;
+  /** Of these connections, the ones no longer registered (closed, or their replica died). */
+  gone(tenantId: string, connectionIds: readonly string[]): Promise<string[]>;
   /** Whether any connection is subscribed to the game (a cheap hint; `choose` decides). */
   hasSubscribers(tenantId: string, gameId: string): Promise<boolean>;
   broadcast(tenantId: string, gameId: string, message: object): Promise<void>;
@@ -39,6 +41,7 @@ export const noPusher: Pusher = {
   choose: async (_t, _g, pushes) => Array.from({ length: pushes }, () => null),
   send: async () => {},
   offerMany: async (_t, _g, messages) => messages.map(() => null),
+  gone: async () => [],
   hasSubscribers: async () => false,
   broadcast: async () => {},
 };
