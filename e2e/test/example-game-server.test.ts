@@ -1,8 +1,9 @@
 import { type Figures, formatFigures, GameServer, readConfig } from "@arena/example-game-server";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import pg from "pg";
+import type pg from "pg";
 import { provisionTenant, type TenantCredentials } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
+import { queryStats } from "../src/stats-database.js";
 
 /**
  * The sample game server (examples/game-server, written with @arena/client) against the platform
@@ -55,15 +56,8 @@ async function bounded(done: Promise<void>, server: GameServer): Promise<void> {
   }
 }
 
-async function statsQuery<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
-  const client = new pg.Client({ connectionString: platform.statsDatabaseUrl });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const statsQuery = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+  queryStats<T>(platform, sql, params);
 
 describe("the example game server", () => {
   it("completes 200 matches across a gateway restart: none lost, none twice, and it carries on", async () => {

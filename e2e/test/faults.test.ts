@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { freePort, keptAliveClients } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import pg from "pg";
+import type pg from "pg";
 import { type Delivered, eventually, newTenant, type RestClient, result, teamsOf } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
 import {
@@ -10,6 +10,7 @@ import {
   startPrivatePostgres,
   startPrivateRedis,
 } from "../src/private-services.js";
+import { queryStats } from "../src/stats-database.js";
 
 /**
  * Faults with the built apps as real processes: Redis restarted empty, the license service gone,
@@ -128,15 +129,8 @@ async function fetchMatches(rest: RestClient, gameId: string, count: number): Pr
   });
 }
 
-async function statsQuery<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: platform.statsDatabaseUrl });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const statsQuery = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+  queryStats<T>(platform, sql, params);
 
 /** No player in two matches that are not failed: checked in stats' own database. */
 async function playersInTwoMatches(): Promise<number> {
