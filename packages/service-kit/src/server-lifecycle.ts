@@ -81,7 +81,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       const delay = options.shutdownDelayMs ?? 0;
       if (delay > 0) {
         logger.info({ delayMs: delay }, "not ready; serving until the delay is over");
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        // A timer may fire up to a millisecond early by the monotonic clock (libuv's loop time is
+        // whole milliseconds), so it is set again for what is left until the delay has passed.
+        const until = performance.now() + delay;
+        while (performance.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, Math.ceil(until - performance.now())));
+        }
       }
       // Stop listening, but do not drop the idle kept-alive connections at once as http's close()
       // does: a client may be writing its next request on one right now and would see a reset.
