@@ -55,14 +55,20 @@ export const UNCLAIM = new SqlStatement<[Tenant, MatchId[]]>(
     WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND state = 'matched'`,
 );
 
-/** `$4`-`$6`: ids, servers and scores of the new matches; `$7`: seconds to confirm; `$8`: status. */
+/**
+ * `$4`-`$6`: ids, servers and scores of the new matches; `$7`: seconds to confirm; `$8`: per match,
+ * the connection its push goes to (`delivered`, recorded with the row), or null (`suggested`: for a
+ * REST fetch or a later offer).
+ */
 export const INSERT_MATCHES = new SqlStatement<
-  [Tenant, Game, Date, MatchId[], string[], number[], number, "suggested" | "delivered"]
+  [Tenant, Game, Date, MatchId[], string[], number[], number, (string | null)[]]
 >(
   "lifecycle_insert_matches",
-  `INSERT INTO matches (tenant_id, match_id, game_id, status, server, match_score, created_at, updated_at, confirm_by)
-   SELECT $1, m.id, $2, $8::"MatchStatus", m.server, m.score, $3, $3, $3::timestamptz + make_interval(secs => $7)
-     FROM unnest($4::text[], $5::text[], $6::float8[]) AS m(id, server, score)`,
+  `INSERT INTO matches (tenant_id, match_id, game_id, status, server, match_score, created_at, updated_at, confirm_by, pushed_to)
+   SELECT $1, m.id, $2, CASE WHEN m.pushed_to IS NULL THEN 'suggested' ELSE 'delivered' END::"MatchStatus",
+          m.server, m.score, $3, $3, $3::timestamptz + make_interval(secs => $7), m.pushed_to
+     FROM unnest($4::text[], $5::text[], $6::float8[], $8::text[]) AS m(id, server, score, pushed_to)`,
+  { prepared: true },
 );
 
 /** `$2`: the roster rows as one JSON array (`ClaimedRow` and `team`). */

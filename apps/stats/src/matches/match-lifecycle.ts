@@ -26,6 +26,7 @@ import {
   MARK_FAILED,
   MATCH_ROW,
   MATCH_ROW_LOCKED,
+  type ClaimedRow,
   type MatchRow,
   PICK_SUGGESTED,
   PUSH_HOLDERS,
@@ -94,12 +95,16 @@ export class MatchLifecycle {
   /**
    * Stores the matchmaker's suggestions for one game in one transaction. A suggestion any of
    * whose players is no longer waiting (removed, expired, or matched by another loop) is dropped
-   * and its other players stay waiting. Answers the stored matches, which are then offered to
-   * the game's WebSocket subscribers.
+   * and its other players stay waiting. Answers the stored matches, which are then pushed to the
+   * game's WebSocket subscribers.
    *
-   * When the game has subscribers, the matches are stored already set aside for them
-   * (`delivered`, pushed to nobody yet), so a REST fetch in the instant between the commit and the
-   * push cannot take them; the ones no connection takes go back to `suggested` right after.
+   * When the game has subscribers, a connection is chosen for each suggestion before the
+   * transaction, and each match is stored already `delivered` to it (`pushed_to`), so a REST fetch
+   * can never take it and the choice needs no second write; the pushes go out after the commit. A
+   * suggestion no connection can take is stored `suggested` (fetchable, offered again next tick).
+   * What a tick has in hand (the suggestions, the claimed queue rows) makes the answer: nothing is
+   * read back. A choice made for a suggestion that is then dropped counts against its connection's
+   * push rate limit without a push (rare: a player left between the loop's read and its store).
    */
   async storeSuggestions(
     tenantId: string,
@@ -108,64 +113,66 @@ export class MatchLifecycle {
     confirmationTimeoutSeconds: number,
   ): Promise<DeliveredMatch[]> {
     if (suggestions.length === 0) return [];
+    const { pusher, logger, metrics } = this.deps;
     const now = this.deps.clock.now();
     const playerIds: string[] = [];
-    const matchOf: string[] = [];
-    const teamOf: number[] = [];
+    const matchOf: Record<string, string> = {};
     for (const s of suggestions) {
-      for (const [t, team] of s.teams.entries()) {
+      for (const team of s.teams) {
         for (const ticket of team.tickets) {
           playerIds.push(ticket.ticketId);
-          matchOf.push(s.id);
-          teamOf.push(t);
+          matchOf[ticket.ticketId] = s.id;
         }
       }
     }
-    const forPush = await this.deps.pusher.hasSubscribers(tenantId, gameId).catch(() => false);
-    const stored = await inTransaction(this.deps.pool, async (tx) => {
-      const claimed = await CLAIM_WAITING.run(
-        tx,
-        tenantId,
-        gameId,
-        playerIds,
-        JSON.stringify(Object.fromEntries(playerIds.map((p, i) => [p, matchOf[i]]))),
-        now,
-      );
-      const claimedPerMatch = new Map<string, number>();
-      for (const row of claimed.rows)
-        claimedPerMatch.set(row.match_id, (claimedPerMatch.get(row.match_id) ?? 0) + 1);
-      const complete = suggestions.filter(
-        (s) => claimedPerMatch.get(s.id) === s.teams.reduce((n, t) => n + t.tickets.length, 0),
-      );
-      const completeSet = new Set(complete.map((s) => s.id));
-      const incomplete = suggestions.filter((s) => !completeSet.has(s.id)).map((s) => s.id);
-      if (incomplete.length > 0) {
-        await UNCLAIM.run(tx, tenantId, incomplete);
+    let targets: Array<PushTarget | null> = suggestions.map(() => null);
+    if (await pusher.hasSubscribers(tenantId, gameId).catch(() => false)) {
+      try {
+        targets = await pusher.choose(tenantId, gameId, suggestions.length);
+      } catch (err) {
+        logger.warn({ err, gameId, count: suggestions.length }, "no push chosen; the suggestions stay fetchable");
       }
+    }
+    const stored = await inTransaction(this.deps.pool, async (tx) => {
+      const claimed = await CLAIM_WAITING.run(tx, tenantId, gameId, playerIds, JSON.stringify(matchOf), now);
+      const byPlayer = new Map(claimed.rows.map((r) => [r.player_id, r]));
+      const complete: number[] = [];
+      const incomplete: string[] = [];
+      suggestions.forEach((s, i) => {
+        const all = s.teams.every((t) => t.tickets.every((ticket) => byPlayer.has(ticket.ticketId)));
+        if (all) complete.push(i);
+        else incomplete.push(s.id);
+      });
+      if (incomplete.length > 0) await UNCLAIM.run(tx, tenantId, incomplete);
       if (complete.length === 0) return [];
-      const ids = complete.map((s) => s.id);
       await INSERT_MATCHES.run(
         tx,
         tenantId,
         gameId,
         now,
-        ids,
-        complete.map((s) => s.server),
-        complete.map((s) => s.matchScore),
+        complete.map((i) => suggestions[i]!.id),
+        complete.map((i) => suggestions[i]!.server),
+        complete.map((i) => suggestions[i]!.matchScore),
         confirmationTimeoutSeconds,
-        forPush ? "delivered" : "suggested",
+        complete.map((i) => targets[i]?.connectionId ?? null),
       );
-      const teamOfPlayer = new Map(playerIds.map((p, i) => [p, teamOf[i]!]));
-      const roster = claimed.rows
-        .filter((r) => completeSet.has(r.match_id))
-        .map((r) => ({ ...r, team: teamOfPlayer.get(r.player_id)! }));
+      const roster = complete.flatMap((i) =>
+        suggestions[i]!.teams.flatMap((team, t) =>
+          team.tickets.map((ticket) => ({ ...byPlayer.get(ticket.ticketId)!, team: t })),
+        ),
+      );
       await INSERT_ROSTER.run(tx, tenantId, JSON.stringify(roster));
-      return this.delivered(tx, tenantId, ids);
+      return complete.map((i) => ({ index: i, match: deliveredShape(suggestions[i]!, byPlayer) }));
     });
-    this.deps.metrics?.matchesFormed(gameId, stored.length);
-    this.deps.metrics?.suggestionsDropped(gameId, suggestions.length - stored.length);
-    if (forPush) await this.push(tenantId, gameId, stored);
-    return stored;
+    metrics?.matchesFormed(gameId, stored.length);
+    metrics?.suggestionsDropped(gameId, suggestions.length - stored.length);
+    const pushes = stored.flatMap(({ index, match }) => {
+      const target = targets[index];
+      return target ? [{ target, match }] : [];
+    });
+    if (stored.length > pushes.length) metrics?.pushed("unclaimed", stored.length - pushes.length);
+    await this.send(tenantId, gameId, pushes);
+    return stored.map((s) => s.match);
   }
 
   /** `POST /games/{gameId}/matches`: the undelivered suggestions, now delivered (and acknowledged). */
@@ -396,6 +403,17 @@ export class MatchLifecycle {
       pushed.map((p) => p.match.id),
       JSON.stringify(Object.fromEntries(pushed.map((p) => [p.match.id, p.target.connectionId]))),
     );
+    await this.send(tenantId, gameId, pushed);
+  }
+
+  /** Sends pushes whose connections are recorded; a failure is logged (see `push`). */
+  private async send(
+    tenantId: string,
+    gameId: string,
+    pushed: ReadonlyArray<{ target: PushTarget; match: DeliveredMatch }>,
+  ): Promise<void> {
+    if (pushed.length === 0) return;
+    const { pusher, logger, metrics } = this.deps;
     try {
       await pusher.send(
         tenantId,
@@ -468,6 +486,31 @@ export class MatchLifecycle {
     });
   }
 }
+
+/**
+ * A stored suggestion as delivered, from the queue rows its transaction claimed: each team's
+ * players in the order `delivered` reads them (join time, then id).
+ */
+function deliveredShape(s: MatchSuggestion, claimed: ReadonlyMap<string, ClaimedRow>): DeliveredMatch {
+  return {
+    id: s.id,
+    uuid: s.id,
+    server: s.server,
+    matchScore: s.matchScore,
+    teams: s.teams
+      .map((team) =>
+        team.tickets
+          .map((ticket) => claimed.get(ticket.ticketId)!)
+          .sort((a, b) => a.joined_at.getTime() - b.joined_at.getTime() || compareText(a.player_id, b.player_id))
+          .map((r) => ({ playerId: r.player_id, reference: r.reference })),
+      )
+      .filter((players) => players.length > 0)
+      .map((players) => ({ players })),
+  };
+}
+
+/** Ids in code point order: the order `delivered` reads them in under a C or C.UTF-8 collation. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Picked suggestions in the order they were made (an UPDATE's RETURNING keeps none). */
 function oldestFirst(rows: Array<{ match_id: string; created_at: Date }>): string[] {
