@@ -108,16 +108,23 @@ export const ACKNOWLEDGE = new SqlStatement<[Tenant, Game, MatchId, Date]>(
 );
 
 /**
- * The common confirmation in one statement (one round trip instead of five): the match is in a
- * status the state machine confirms from (`$5`); its players leave the queue with it. Prepared:
- * game servers confirm every match they play.
+ * The common confirmation in one statement, for a batch of the tenant's matches at once (`$2`,
+ * each of the game `$3` at the same index): each match in a status the state machine confirms from
+ * (`$5`) is confirmed and its players leave the queue with it. Answers the matches confirmed; the
+ * others (unknown, another game's, already confirmed, refused) are decided one by one on the locked
+ * row. Prepared: game servers confirm every match they play.
  */
-export const CONFIRM_OPEN = new SqlStatement<[Tenant, MatchId, Game, Date, readonly MatchStatus[]]>(
-  "match_confirm",
+export const CONFIRM_OPEN = new SqlStatement<
+  [Tenant, MatchId[], Game[], Date, readonly MatchStatus[]],
+  { match_id: string }
+>(
+  "match_confirm_batch",
   `WITH confirmed AS (
-     UPDATE matches SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(acked_at, $4), updated_at = $4
-      WHERE tenant_id = $1 AND match_id = $2 AND game_id = $3 AND status = ANY($5::"MatchStatus"[])
-     RETURNING match_id),
+     UPDATE matches m SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(m.acked_at, $4), updated_at = $4
+       FROM unnest($2::text[], $3::text[]) AS w(match_id, game_id)
+      WHERE m.tenant_id = $1 AND m.match_id = ANY($2::text[]) AND m.match_id = w.match_id
+        AND m.game_id = w.game_id AND m.status = ANY($5::"MatchStatus"[])
+     RETURNING m.match_id),
    left_queue AS (
      DELETE FROM queue_players q USING confirmed c WHERE q.tenant_id = $1 AND q.match_id = c.match_id)
    SELECT match_id FROM confirmed`,

@@ -10,6 +10,7 @@ import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
 import { inTransaction, type Queryable, type SqlClient, type SqlPool } from "../db.js";
 import type { Pusher, PushTarget } from "../push/pusher.js";
+import { Batches } from "./batches.js";
 import {
   ACKNOWLEDGE,
   CANCEL_BACKFILLS,
@@ -55,11 +56,25 @@ const CONFIRMABLE = appliesFrom("confirm");
 /** A sweep fails at most this many timed-out suggestions of a game per tick. */
 const MAX_TIMED_OUT_PER_SWEEP = 1000;
 
+/** Confirmation statements running at once, and confirmations one statement carries at most. */
+const MAX_CONCURRENT_CONFIRMS = 2;
+const MAX_CONFIRM_BATCH = 64;
+
+/** A confirmation waiting for its statement: settled true when that statement confirmed it. */
+interface ConfirmJob {
+  tenantId: string;
+  gameId: string;
+  matchId: string;
+  settle(confirmed: boolean | { error: unknown }): void;
+}
+
 export interface LifecycleMetrics {
   matchesFormed(gameId: string, count: number): void;
   suggestionsDropped(gameId: string, count: number): void;
   timedOut(gameId: string, count: number): void;
   pushed(kind: "offered" | "unclaimed", count: number): void;
+  /** A confirmation statement of `size` confirmations started. */
+  confirmBatch?(size: number): void;
 }
 
 export interface PlayerUpdateLists {
@@ -91,6 +106,25 @@ export class MatchLifecycle {
       metrics?: LifecycleMetrics;
     },
   ) {}
+
+  /**
+   * Confirmations grouped as completions are (`Batches`): while two statements run, those that
+   * arrive wait, and the next statement confirms up to 64 matches of one tenant at once: one round
+   * trip and one commit for all of them instead of one each.
+   */
+  private readonly confirms = new Batches<ConfirmJob>({
+    maxConcurrent: MAX_CONCURRENT_CONFIRMS,
+    maxSize: MAX_CONFIRM_BATCH,
+    fits: (batch, job) =>
+      batch[0]!.tenantId === job.tenantId && batch.every((other) => other.matchId !== job.matchId),
+    run: (batch) => this.confirmBatch(batch),
+    started: (size) => this.deps.metrics?.confirmBatch?.(size),
+  });
+
+  /** Confirmations waiting for a statement. */
+  get confirmationsWaiting(): number {
+    return this.confirms.backlog;
+  }
 
   /**
    * Stores the matchmaker's suggestions for one game in one transaction. A suggestion any of
@@ -217,10 +251,18 @@ export class MatchLifecycle {
       await this.fail(tenantId, gameId, matchId, lists);
       return;
     }
+    // The common case in one statement shared with the confirmations arriving meanwhile; the rest
+    // is decided on the locked row below.
+    const fast = await new Promise<boolean>((resolve, reject) =>
+      this.confirms.submit({
+        tenantId,
+        gameId,
+        matchId,
+        settle: (r) => (typeof r === "boolean" ? resolve(r) : reject(r.error)),
+      }),
+    );
+    if (fast) return;
     const now = this.deps.clock.now();
-    // The common case in one statement; the rest is decided on the locked row below.
-    const fast = await CONFIRM_OPEN.run(this.deps.pool, tenantId, matchId, gameId, now, CONFIRMABLE);
-    if (fast.rowCount === 1) return;
     // Otherwise: not found, already confirmed (a repeat), or refused, decided on the locked row.
     await inTransaction(this.deps.pool, async (tx) => {
       const match = await this.matchRow(tx, tenantId, gameId, matchId, true);
@@ -230,6 +272,30 @@ export class MatchLifecycle {
       await CONFIRM_LOCKED.run(tx, tenantId, matchId, now);
       await LEAVE_QUEUE.run(tx, tenantId, matchId);
     });
+  }
+
+  /**
+   * One statement for a batch of confirmations (one tenant, distinct matches); settles each job
+   * and never rejects. If it fails (a deadlock with another batch or a time-out sweep locking the
+   * same matches in another order), each confirmation runs again alone, so one cannot fail another.
+   */
+  private async confirmBatch(batch: readonly ConfirmJob[]): Promise<void> {
+    const { tenantId } = batch[0]!;
+    try {
+      const res = await CONFIRM_OPEN.run(
+        this.deps.pool,
+        tenantId,
+        batch.map((j) => j.matchId),
+        batch.map((j) => j.gameId),
+        this.deps.clock.now(),
+        CONFIRMABLE,
+      );
+      const confirmed = new Set(res.rows.map((r) => r.match_id));
+      for (const job of batch) job.settle(confirmed.has(job.matchId));
+    } catch (error) {
+      if (batch.length === 1) batch[0]!.settle({ error });
+      else for (const job of batch) await this.confirmBatch([job]);
+    }
   }
 
   /**
