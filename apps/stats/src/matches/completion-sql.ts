@@ -1,4 +1,4 @@
-import { PreparedStatement, type SqlClient, sqlInteger } from "../db.js";
+import { PreparedStatement, type SqlClient, sqlInteger, sqlLiteral } from "../db.js";
 
 /**
  * A match completion's SQL: four statements, prepared once per connection (see
@@ -175,7 +175,7 @@ export function completionLiterals(
   c: { tenantId: string; gameId: string; matchId: string; season: number; now: Date },
   playerIds: readonly string[],
 ): CompletionLiterals {
-  const lit = (value: string) => tx.escapeLiteral(value);
+  const lit = (value: string) => sqlLiteral(value);
   return {
     tenant: lit(c.tenantId),
     game: lit(c.gameId),
@@ -188,5 +188,5 @@ export function completionLiterals(
 
 /** Strings as one SQL text[] literal, each escaped. */
 export function textArrayLiteral(tx: SqlClient, values: readonly string[]): string {
-  return `ARRAY[${values.map((v) => tx.escapeLiteral(v)).join(",")}]::text[]`;
+  return `ARRAY[${values.map((v) => sqlLiteral(v)).join(",")}]::text[]`;
 }

@@ -98,6 +98,7 @@ export const PICK_SUGGESTED = new SqlStatement<
           acked_at = CASE WHEN $5::boolean THEN coalesce(m.acked_at, $3) ELSE m.acked_at END
      FROM picked WHERE m.tenant_id = $1 AND m.match_id = picked.match_id
    RETURNING m.match_id, picked.created_at`,
+  { prepared: true },
 );
 
 /** Records the first acknowledgement of a match; idempotent. */

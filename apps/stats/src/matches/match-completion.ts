@@ -1,7 +1,14 @@
 import type { CompleteMatchRequest, CompleteMatchResponse, PlayerResult } from "@arena/contracts";
 import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
-import { isRetryable, prepare, type SqlClient, type SqlPool, TRANSACTION_ATTEMPTS } from "../db.js";
+import {
+  isRetryable,
+  prepare,
+  type SqlClient,
+  type SqlPool,
+  sqlLiteral,
+  TRANSACTION_ATTEMPTS,
+} from "../db.js";
 import type { BoardEntry, BoardRef, LeaderboardStore } from "../leaderboards/leaderboard-store.js";
 import { displayRating, displayUncertainty } from "../ratings/display-scale.js";
 import { DEFAULT_RATING, type Rating } from "../ratings/rating-model.js";
@@ -331,13 +338,13 @@ export class MatchCompletion {
       lockJobs.push(lockJob(job.context));
     }
     const tenantIds = [...tenants.keys()].sort();
-    const now = tx.escapeLiteral(this.deps.clock.now().toISOString());
+    const now = sqlLiteral(this.deps.clock.now().toISOString());
     const statements = [
       "BEGIN",
       "SET LOCAL plan_cache_mode = force_generic_plan",
       ...literals.map((sql) => OPEN_MATCH.sqlFor(tx, sql.tenant, sql.match)),
       ...tenantIds.map((t) =>
-        LOCK_PLAYERS.sqlFor(tx, tx.escapeLiteral(t), now, tx.escapeLiteral(JSON.stringify(tenants.get(t)))),
+        LOCK_PLAYERS.sqlFor(tx, sqlLiteral(t), now, sqlLiteral(JSON.stringify(tenants.get(t)))),
       ),
       ...literals.map((sql) =>
         STARTING_POINTS.sqlFor(tx, sql.tenant, sql.game, sql.season, sql.ids, sql.match),
@@ -474,7 +481,7 @@ export class MatchCompletion {
       sigma_before: x.before.sigma,
       points_before: x.pointsBefore,
     }));
-    const lit = (value: string) => tx.escapeLiteral(value);
+    const lit = (value: string) => sqlLiteral(value);
     return WRITE_RESULT.sqlFor(
       tx,
       lit(JSON.stringify(rows)),

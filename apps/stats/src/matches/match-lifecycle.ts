@@ -211,11 +211,12 @@ export class MatchLifecycle {
 
   /** `POST /games/{gameId}/matches`: the undelivered suggestions, now delivered (and acknowledged). */
   async fetchUndelivered(tenantId: string, gameId: string): Promise<DeliveredMatch[]> {
+    // The pick is one statement (atomic alone), and most polls find nothing: no transaction, one
+    // round trip. What was picked is then read as it is (a backfill may have changed a roster since,
+    // as it may after any delivery).
     const now = this.deps.clock.now();
-    return inTransaction(this.deps.pool, async (tx) => {
-      const picked = await PICK_SUGGESTED.run(tx, tenantId, gameId, now, MAX_FETCHED_MATCHES, true);
-      return this.delivered(tx, tenantId, oldestFirst(picked.rows));
-    });
+    const picked = await PICK_SUGGESTED.run(this.deps.pool, tenantId, gameId, now, MAX_FETCHED_MATCHES, true);
+    return this.delivered(this.deps.pool, tenantId, oldestFirst(picked.rows));
   }
 
   /** `GET /games/{gameId}/matches/{matchId}`. */
