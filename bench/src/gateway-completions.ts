@@ -47,12 +47,13 @@ export async function runGatewayCompletions(options: {
   } finally {
     await seeder.close();
   }
-  const backends = await statsBackends(statsDatabaseUrl);
+  const backends = new BackendMeter(statsDatabaseUrl);
+  await backends.start();
   const cpuBefore = {
     gateway: cpuSeconds(services.gateway.child.pid!),
     stats: cpuSeconds(services.stats.child.pid!),
-    postgres: sumCpu(backends),
   };
+  const sampling = setInterval(() => void backends.sample().catch(() => {}), 500);
   const latencies: number[] = [];
   const errors = new Map<string, number>();
   let next = 0;
@@ -81,6 +82,8 @@ export async function runGatewayCompletions(options: {
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampling);
+  const postgresCpu = await backends.finish();
   const perCompletion = (cpu: number) => round((cpu * 1000) / matches, 3);
   const sorted = ascending(latencies);
   const errorCount = [...errors.values()].reduce((a, b) => a + b, 0);
@@ -95,37 +98,55 @@ export async function runGatewayCompletions(options: {
     cpuMsPerCompletion: {
       gateway: perCompletion(cpuSeconds(services.gateway.child.pid!) - cpuBefore.gateway),
       stats: perCompletion(cpuSeconds(services.stats.child.pid!) - cpuBefore.stats),
-      postgres: perCompletion(sumCpu(backends) - cpuBefore.postgres),
+      postgres: perCompletion(postgresCpu),
     },
     loadAverage: (await import("node:os")).loadavg().map((l) => round(l, 2)),
     target: GATEWAY_COMPLETIONS_TARGET,
   };
 }
 
-/** The backends connected to stats' database now (stats keeps its pool's connections open). */
-async function statsBackends(databaseUrl: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>(
+/**
+ * CPU of the backends of stats' database from `start()` to `finish()`: sampled every half second,
+ * so one that exits (an idle pooled connection closed) keeps what it used until last seen, and
+ * one that starts meanwhile counts from zero.
+ */
+class BackendMeter {
+  private readonly client: pg.Client;
+  private readonly seen = new Map<number, { first: number; last: number }>();
+  private started = false;
+
+  constructor(databaseUrl: string) {
+    this.client = new pg.Client({ connectionString: databaseUrl });
+  }
+
+  async start(): Promise<void> {
+    await this.client.connect();
+    await this.sample();
+    this.started = true;
+  }
+
+  async sample(): Promise<void> {
+    const { rows } = await this.client.query<{ pid: number }>(
       "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
     );
-    return rows.map((r) => r.pid);
-  } finally {
-    await client.end();
-  }
-}
-
-function sumCpu(pids: readonly number[]): number {
-  let sum = 0;
-  for (const pid of pids) {
-    try {
-      sum += cpuSeconds(pid);
-    } catch {
-      // A backend that exited: its CPU until then is lost (stats' pool rarely closes one).
+    for (const { pid } of rows) {
+      let cpu: number;
+      try {
+        cpu = cpuSeconds(pid);
+      } catch {
+        continue; // exited between the query and the read
+      }
+      const known = this.seen.get(pid);
+      if (known) known.last = cpu;
+      else this.seen.set(pid, { first: this.started ? 0 : cpu, last: cpu });
     }
   }
-  return sum;
+
+  async finish(): Promise<number> {
+    await this.sample();
+    await this.client.end();
+    return [...this.seen.values()].reduce((sum, p) => sum + p.last - p.first, 0);
+  }
 }
 
 export function gatewayCompletionsMarkdown(r: GatewayCompletionsReport): string {
