@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import pg from "pg";
 import { createHarness, gameConfig, type Harness } from "./harness.js";
-import { insertMatch } from "./match-fixture.js";
+import { insertMatch, refuseMatchRows } from "./match-fixture.js";
 
 /**
  * Confirmations that arrive while two confirmation statements are running share the next one.
@@ -140,16 +140,9 @@ it("runs each confirmation of a statement that failed again alone, so one cannot
   const fine = await suggestion("duel");
   const admin = new pg.Client({ connectionString: h.database.url });
   await admin.connect();
+  // The doomed match's players cannot leave the queue, wherever that delete runs.
+  const undo = await refuseMatchRows(admin, "queue_players", "DELETE", doomed);
   try {
-    // The doomed match's players cannot leave the queue, wherever that delete runs.
-    await admin.query(`
-      CREATE FUNCTION refuse_doomed() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF OLD.match_id = '${doomed}' THEN RAISE EXCEPTION 'refused by the test'; END IF;
-        RETURN OLD;
-      END $$;
-      CREATE TRIGGER refuse_doomed BEFORE DELETE ON queue_players
-        FOR EACH ROW EXECUTE FUNCTION refuse_doomed();`);
     const holder = new pg.Client({ connectionString: h.database.url });
     await holder.connect();
     try {
@@ -165,9 +158,7 @@ it("runs each confirmation of a statement that failed again alone, so one cannot
     expect(await matchState(fine)).toEqual({ status: "confirmed", queued: 0 });
     expect(await matchState(doomed)).toEqual({ status: "delivered", queued: 2 });
   } finally {
-    await admin.query(
-      "DROP TRIGGER IF EXISTS refuse_doomed ON queue_players; DROP FUNCTION IF EXISTS refuse_doomed()",
-    );
+    await undo();
     await admin.end();
   }
 });
