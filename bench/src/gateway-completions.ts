@@ -106,7 +106,8 @@ export async function runGatewayCompletions(options: {
 }
 
 /**
- * CPU of the backends of stats' database from `start()` to `finish()`: sampled every half second,
+ * CPU of stats' connections to its database (client backends: autovacuum, busy after the seeding,
+ * is left out) from `start()` to `finish()`: sampled every half second,
  * so one that exits (an idle pooled connection closed) keeps what it used until last seen, and
  * one that starts meanwhile counts from zero.
  */
@@ -127,7 +128,8 @@ class BackendMeter {
 
   async sample(): Promise<void> {
     const { rows } = await this.client.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      `SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
     );
     for (const { pid } of rows) {
       let cpu: number;
