@@ -28,7 +28,7 @@ describe("sqlLiteral", () => {
 
     it("is the same string", async () => {
       const res = await client.query<{ v: string }>(
-        samples.map((s, i) => `SELECT ${sqlLiteral(s)} AS v, ${i} AS i`).join(" UNION ALL ") + " ORDER BY i",
+        `${samples.map((s, i) => `SELECT ${sqlLiteral(s)} AS v, ${i} AS i`).join(" UNION ALL ")} ORDER BY i`,
       );
       expect(res.rows.map((r) => r.v)).toEqual(samples);
     });

@@ -112,7 +112,12 @@ interface CompletionContext {
   now: Date;
 }
 
-type Committed = { kind: "committed"; answer: CompleteMatchResponse; entries: BoardEntry[]; outboxId: string };
+type Committed = {
+  kind: "committed";
+  answer: CompleteMatchResponse;
+  entries: BoardEntry[];
+  outboxId: string;
+};
 type TxResult = { kind: "replayed"; answer: CompleteMatchResponse } | Committed;
 
 /** A batch's transaction: the completions it committed (answered once published), and a failure. */
@@ -330,7 +335,7 @@ export class MatchCompletion {
    */
   private async open(tx: SqlClient, jobs: Job[]): Promise<BatchRead> {
     await prepare(tx, COMPLETION_STATEMENTS);
-    const literals = jobs.map((job) => completionLiterals(tx, job.context, job.players));
+    const literals = jobs.map((job) => completionLiterals(job.context, job.players));
     const tenants = new Map<string, LockJob[]>();
     for (const job of jobs) {
       const lockJobs = tenants.get(job.context.tenantId) ?? [];

@@ -15,6 +15,7 @@ import {
   ACKNOWLEDGE,
   CANCEL_BACKFILLS,
   CLAIM_WAITING,
+  type ClaimedRow,
   CONFIRM_LOCKED,
   CONFIRM_OPEN,
   DELETE_FROM_QUEUE,
@@ -27,7 +28,6 @@ import {
   MARK_FAILED,
   MATCH_ROW,
   MATCH_ROW_LOCKED,
-  type ClaimedRow,
   type MatchRow,
   PICK_SUGGESTED,
   PUSH_HOLDERS,
@@ -164,7 +164,10 @@ export class MatchLifecycle {
       try {
         targets = await pusher.choose(tenantId, gameId, suggestions.length);
       } catch (err) {
-        logger.warn({ err, gameId, count: suggestions.length }, "no push chosen; the suggestions stay fetchable");
+        logger.warn(
+          { err, gameId, count: suggestions.length },
+          "no push chosen; the suggestions stay fetchable",
+        );
       }
     }
     const stored = await inTransaction(this.deps.pool, async (tx) => {
@@ -568,7 +571,9 @@ function deliveredShape(s: MatchSuggestion, claimed: ReadonlyMap<string, Claimed
       .map((team) =>
         team.tickets
           .map((ticket) => claimed.get(ticket.ticketId)!)
-          .sort((a, b) => a.joined_at.getTime() - b.joined_at.getTime() || compareText(a.player_id, b.player_id))
+          .sort(
+            (a, b) => a.joined_at.getTime() - b.joined_at.getTime() || compareText(a.player_id, b.player_id),
+          )
           .map((r) => ({ playerId: r.player_id, reference: r.reference })),
       )
       .filter((players) => players.length > 0)
