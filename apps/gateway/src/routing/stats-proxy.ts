@@ -10,6 +10,13 @@ import { AppError } from "@arena/service-kit";
 import type { Request, Response } from "express";
 import { type Dispatcher, Pool, errors as undiciErrors } from "undici";
 import { forwardedBodyOf } from "./forwarded-body.js";
+import {
+  type CachedAnswer,
+  changesBoards,
+  type Fetched,
+  type LeaderboardCache,
+  leaderboardCacheKey,
+} from "./leaderboard-cache.js";
 
 export interface StatsUpstreamOptions {
   url: string;
@@ -19,6 +26,8 @@ export interface StatsUpstreamOptions {
   /** Longest wait for stats' answer headers, and between two chunks of its body. */
   timeoutMs: number;
   connections: number;
+  /** Leaderboard reads kept on this replica; board-changing calls through `call` drop their tenant's. */
+  leaderboardCache?: LeaderboardCache;
 }
 
 /** Answers up to this size (by Content-Length) are buffered and sent in one write. */
@@ -64,8 +73,10 @@ const PASSED_ANSWER_HEADERS = ["location", "retry-after", "preference-applied", 
 export class StatsUpstream {
   private readonly pool: Pool;
   private readonly authorization: string;
+  private readonly cache: LeaderboardCache | undefined;
 
   constructor(options: StatsUpstreamOptions) {
+    this.cache = options.leaderboardCache?.enabled ? options.leaderboardCache : undefined;
     this.pool = new Pool(options.url, {
       connections: options.connections,
       pipelining: 1,
@@ -102,6 +113,12 @@ export class StatsUpstream {
       });
     } catch (err) {
       throw upstreamError(err);
+    } finally {
+      // Whatever the outcome (a timed-out write may still have committed), this replica's cached
+      // reads of the tenant are dropped once the call is over, so its next read sees the write.
+      if (this.cache !== undefined && call.method !== "GET" && changesBoards(call.method, call.path)) {
+        this.cache.invalidateTenant(call.tenantId);
+      }
     }
     await requireServedStats(answer);
     return answer;
@@ -128,12 +145,12 @@ export class StatsUpstream {
     return { status: answer.statusCode, headers: answer.headers, body };
   }
 
-  /** Express handler: forwards `req` as the authenticated principal and streams the answer back. */
-  async forward(req: Request, res: Response): Promise<void> {
+  /** The upstream call that forwards `req` as its authenticated principal. */
+  private callOf(req: Request): UpstreamCall {
     const principal = req.principal;
     if (!principal) throw new Error("forward runs after authentication");
     const body = forwardedBodyOf(req);
-    const answer = await this.call({
+    return {
       method: req.method as UpstreamCall["method"],
       path: req.originalUrl,
       tenantId: principal.tenantId,
@@ -141,14 +158,53 @@ export class StatsUpstream {
       requestId: req.id,
       prefer: req.get("prefer"),
       ...(body === undefined ? {} : { body, contentType: req.get("content-type") ?? "application/json" }),
+    };
+  }
+
+  /** Express handler: forwards `req` as the authenticated principal and streams the answer back. */
+  async forward(req: Request, res: Response): Promise<void> {
+    await this.relay(req, res, await this.call(this.callOf(req)));
+  }
+
+  /**
+   * Express handler of leaderboard reads: served from this replica's cache when it holds the
+   * answer (with `Age`), else forwarded, sharing one upstream call among concurrent identical
+   * reads. Only a 200 is kept; anything else reaches its own caller only, as `forward` sends it.
+   */
+  async forwardCached(req: Request, res: Response): Promise<void> {
+    const cache = this.cache;
+    if (cache === undefined) return this.forward(req, res);
+    const call = this.callOf(req);
+    const key = leaderboardCacheKey(call);
+    let own: Dispatcher.ResponseData | undefined;
+    const outcome = await cache.read(call.tenantId, key, async (): Promise<Fetched> => {
+      const answer = await this.call(call);
+      const length = Number(answer.headers["content-length"] ?? Number.NaN);
+      if (answer.statusCode !== 200 || !(length <= SMALL_ANSWER_BYTES)) {
+        own = answer;
+        return { cacheable: false };
+      }
+      let body: Buffer;
+      try {
+        body = Buffer.from(await answer.body.arrayBuffer());
+      } catch (err) {
+        throw upstreamError(err);
+      }
+      return { cacheable: true, answer: { headers: passedHeadersOf(answer.headers), body } };
     });
+    if (outcome.kind === "hit") {
+      res.setHeader("age", String(Math.floor(outcome.ageMs / 1000)));
+      sendCached(res, outcome.answer);
+    } else if (outcome.kind === "coalesced") sendCached(res, outcome.answer);
+    else if (outcome.fetched.cacheable) sendCached(res, outcome.fetched.answer);
+    else if (own !== undefined) await this.relay(req, res, own);
+    else await this.forward(req, res);
+  }
+
+  /** Sends stats' answer to the client: status, passed headers, body (whole when small, else streamed). */
+  private async relay(req: Request, res: Response, answer: Dispatcher.ResponseData): Promise<void> {
     res.status(answer.statusCode);
-    const contentType = answer.headers["content-type"];
-    if (typeof contentType === "string") res.setHeader("content-type", contentType);
-    for (const name of PASSED_ANSWER_HEADERS) {
-      const value = answer.headers[name];
-      if (typeof value === "string") res.setHeader(name, value);
-    }
+    for (const [name, value] of passedHeadersOf(answer.headers)) res.setHeader(name, value);
     // A small answer (stats' usual) is read whole and sent in one write; a large one is streamed.
     const length = Number(answer.headers["content-length"] ?? Number.NaN);
     try {
@@ -173,6 +229,24 @@ export class StatsUpstream {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/** The headers of stats' answer that reach the client: content type and PASSED_ANSWER_HEADERS. */
+function passedHeadersOf(headers: Dispatcher.ResponseData["headers"]): Array<[string, string]> {
+  const passed: Array<[string, string]> = [];
+  const contentType = headers["content-type"];
+  if (typeof contentType === "string") passed.push(["content-type", contentType]);
+  for (const name of PASSED_ANSWER_HEADERS) {
+    const value = headers[name];
+    if (typeof value === "string") passed.push([name, value]);
+  }
+  return passed;
+}
+
+function sendCached(res: Response, answer: CachedAnswer): void {
+  res.status(200);
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  res.end(answer.body);
 }
 
 /** Refuses (502) an answer from a stats older than the oldest internal API version this gateway serves. */
