@@ -15,7 +15,10 @@ export interface CachedAnswer {
 }
 
 /** What one upstream call for a key gave: an answer to keep and share, or one for its caller only. */
-export type Fetched = { cacheable: true; answer: CachedAnswer } | { cacheable: false };
+export type Fetched =
+  | { cacheable: true; answer: CachedAnswer }
+  /** Not kept nor shared; `answer` when it was read whole already (a 200 too large to keep). */
+  | { cacheable: false; answer?: CachedAnswer };
 
 /** How a read was served: from an entry, by an upstream call of its own, or by joining one in flight. */
 export type ReadOutcome =
@@ -150,18 +153,22 @@ export class LeaderboardCache {
       }
       this.remove(key);
     }
-    const generation = this.generations.get(tenantId) ?? 0;
     const running = this.inFlight.get(key);
-    if (running !== undefined && running.generation === generation) {
+    if (running !== undefined && running.generation === (this.generations.get(tenantId) ?? 0)) {
       const fetched = await running.fetched.catch(() => ({ cacheable: false }) as const);
       if (fetched.cacheable) {
         this.reads?.inc({ outcome: "coalesced" });
         return { kind: "coalesced", answer: fetched.answer };
       }
-      this.reads?.inc({ outcome: "miss" });
-      return { kind: "miss", fetched: await fetch() };
+      // The call it joined failed or answered something not to share: it makes its own.
     }
+    return this.lead(tenantId, key, fetch);
+  }
+
+  /** A miss: one upstream call for `key`, which concurrent reads of it join, kept if fit. */
+  private async lead(tenantId: string, key: string, fetch: () => Promise<Fetched>): Promise<ReadOutcome> {
     this.reads?.inc({ outcome: "miss" });
+    const generation = this.generations.get(tenantId) ?? 0;
     const fetched = fetch();
     const call: InFlight = { generation, fetched };
     this.inFlight.set(key, call);

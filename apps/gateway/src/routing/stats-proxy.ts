@@ -179,8 +179,9 @@ export class StatsUpstream {
     let own: Dispatcher.ResponseData | undefined;
     const outcome = await cache.read(call.tenantId, key, async (): Promise<Fetched> => {
       const answer = await this.call(call);
-      const length = Number(answer.headers["content-length"] ?? Number.NaN);
-      if (answer.statusCode !== 200 || !(length <= SMALL_ANSWER_BYTES)) {
+      // A leaderboard answer is bounded by its contract (500 entries); one declared larger is not kept.
+      const length = Number(answer.headers["content-length"] ?? 0);
+      if (answer.statusCode !== 200 || length > SMALL_ANSWER_BYTES) {
         own = answer;
         return { cacheable: false };
       }
@@ -190,13 +191,18 @@ export class StatsUpstream {
       } catch (err) {
         throw upstreamError(err);
       }
-      return { cacheable: true, answer: { headers: passedHeadersOf(answer.headers), body } };
+      const headers = passedHeadersOf(answer.headers);
+      if (body.length > SMALL_ANSWER_BYTES) {
+        // Sent, but not kept: the cache's memory bound counts on entries of at most this size.
+        return { cacheable: false, answer: { headers, body } };
+      }
+      return { cacheable: true, answer: { headers, body } };
     });
     if (outcome.kind === "hit") {
       res.setHeader("age", String(Math.floor(outcome.ageMs / 1000)));
       sendCached(res, outcome.answer);
     } else if (outcome.kind === "coalesced") sendCached(res, outcome.answer);
-    else if (outcome.fetched.cacheable) sendCached(res, outcome.fetched.answer);
+    else if (outcome.fetched.answer !== undefined) sendCached(res, outcome.fetched.answer);
     else if (own !== undefined) await this.relay(req, res, own);
     else await this.forward(req, res);
   }
