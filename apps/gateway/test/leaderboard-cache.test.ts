@@ -69,7 +69,9 @@ describe("the leaderboard read cache", () => {
     expect(second.headers["content-type"]).toMatch(/^application\/json/);
     expect(second.headers["cache-control"]).toBe("no-store");
     expect(reads() - before).toBe(1);
-    expect(Number(second.headers["ratelimit-remaining"])).toBe(Number(first.headers["ratelimit-remaining"]) - 1);
+    expect(Number(second.headers["ratelimit-remaining"])).toBe(
+      Number(first.headers["ratelimit-remaining"]) - 1,
+    );
     h.clock.advance(700);
     expect((await read(acme)).headers.age).toBe("0");
     h.clock.advance(300);
