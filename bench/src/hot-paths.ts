@@ -1,6 +1,7 @@
 import { loadavg } from "node:os";
 import type { PlatformWiring } from "../../scripts/platform-wiring.mjs";
-import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
+import { platformPorts } from "../../scripts/platform-wiring.mjs";
+import { BENCH_SECRETS, startApp } from "./bench-platform.js";
 import { migrateDatabases } from "./gateway-proxy.js";
 import { createTenant, userToken } from "./gateway-tenant.js";
 import { round } from "./http-timing.js";
@@ -61,10 +62,17 @@ export interface HotPathsReport {
   loadAverage: { start: number[]; end: number[] };
 }
 
+/**
+ * Ports of their own (21,000 above `npm start`'s; BENCH_HOT_PATHS_PORT_OFFSET): the other
+ * benchmarks' stats and gateway may be running on BENCH_PORTS, and a start that found one of them
+ * answering would measure it instead.
+ */
+const PORTS = platformPorts(Number(process.env.BENCH_HOT_PATHS_PORT_OFFSET ?? 21_000));
+
 export async function runHotPathsBenchmark(root: string): Promise<HotPathsReport> {
   const databaseUrls = await migrateDatabases(root);
   const wiring: PlatformWiring = {
-    ports: { stats: BENCH_PORTS.stats, gateway: BENCH_PORTS.gateway },
+    ports: { stats: PORTS.stats, gateway: PORTS.gateway },
     secrets: BENCH_SECRETS,
     databaseUrls,
     redisKeyPrefix: `arena_bench_hot_${process.pid}:`,
