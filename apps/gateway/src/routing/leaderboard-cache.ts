@@ -15,10 +15,7 @@ export interface CachedAnswer {
 }
 
 /** What one upstream call for a key gave: an answer to keep and share, or one for its caller only. */
-export type Fetched =
-  | { cacheable: true; answer: CachedAnswer }
-  /** Not kept nor shared; `answer` when it was read whole already (a 200 too large to keep). */
-  | { cacheable: false; answer?: CachedAnswer };
+export type Fetched = { cacheable: true; answer: CachedAnswer } | { cacheable: false };
 
 /** How a read was served: from an entry, by an upstream call of its own, or by joining one in flight. */
 export type ReadOutcome =
@@ -29,6 +26,7 @@ export type ReadOutcome =
 interface Entry {
   tenantId: string;
   answer: CachedAnswer;
+  /** When the upstream call that answered it started (its age counts from there). */
   storedAt: number;
 }
 
@@ -169,6 +167,8 @@ export class LeaderboardCache {
   private async lead(tenantId: string, key: string, fetch: () => Promise<Fetched>): Promise<ReadOutcome> {
     this.reads?.inc({ outcome: "miss" });
     const generation = this.generations.get(tenantId) ?? 0;
+    // An entry's age counts from before the call: what stats read then is at least that recent.
+    const startedAt = this.now();
     const fetched = fetch();
     const call: InFlight = { generation, fetched };
     this.inFlight.set(key, call);
@@ -176,7 +176,7 @@ export class LeaderboardCache {
       const result = await fetched;
       // Kept only if no board change of the tenant went through this replica while it was read.
       if (result.cacheable && (this.generations.get(tenantId) ?? 0) === generation) {
-        this.store(tenantId, key, result.answer);
+        this.store(tenantId, key, result.answer, startedAt);
       }
       return { kind: "miss", fetched: result };
     } finally {
@@ -197,14 +197,14 @@ export class LeaderboardCache {
     return this.entries.size;
   }
 
-  private store(tenantId: string, key: string, answer: CachedAnswer): void {
+  private store(tenantId: string, key: string, answer: CachedAnswer, storedAt: number): void {
     this.remove(key);
     while (this.entries.size >= this.options.maxEntries) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;
       this.remove(oldest.value);
     }
-    this.entries.set(key, { tenantId, answer, storedAt: this.now() });
+    this.entries.set(key, { tenantId, answer, storedAt });
     let keys = this.byTenant.get(tenantId);
     if (keys === undefined) {
       keys = new Set();

@@ -254,8 +254,9 @@ export class StatsUpstream {
 
   /**
    * Express handler of leaderboard reads: served from this replica's cache when it holds the
-   * answer (with `Age`), else forwarded, sharing one upstream call among concurrent identical
-   * reads. Only a 200 is kept; anything else reaches its own caller only, as `forward` sends it.
+   * answer (with `Age`), else read whole from stats (`callWhole`), one upstream call shared by
+   * concurrent identical reads. Only a 200 is kept; anything else reaches its own caller only,
+   * with stats' status, headers and body as `forward` sends them.
    */
   async forwardCached(req: Request, res: Response): Promise<void> {
     const call = this.callOf(req);
@@ -268,24 +269,24 @@ export class StatsUpstream {
     let own: WholeAnswer | undefined;
     const outcome = await cache.read(call.tenantId, leaderboardCacheKey(call), async (): Promise<Fetched> => {
       const answer = await this.callWhole(call);
-      const headers = passedHeadersOf(answer.headers);
       // Only a 200 small enough for the cache's memory bound is kept; anything else is its caller's.
       if (answer.status !== 200 || answer.body.length > SMALL_ANSWER_BYTES) {
         own = answer;
         return { cacheable: false };
       }
-      return { cacheable: true, answer: { headers, body: answer.body } };
+      return { cacheable: true, answer: { headers: passedHeadersOf(answer.headers), body: answer.body } };
     });
     if (outcome.kind === "hit") {
       res.setHeader("age", String(Math.floor(outcome.ageMs / 1000)));
       sendWhole(res, 200, outcome.answer.headers, outcome.answer.body);
-    } else if (outcome.kind === "coalesced" || outcome.fetched.cacheable) {
-      const answer = outcome.kind === "coalesced" ? outcome.answer : outcome.fetched.answer!;
-      sendWhole(res, 200, answer.headers, answer.body);
+    } else if (outcome.kind === "coalesced") {
+      sendWhole(res, 200, outcome.answer.headers, outcome.answer.body);
+    } else if (outcome.fetched.cacheable) {
+      sendWhole(res, 200, outcome.fetched.answer.headers, outcome.fetched.answer.body);
     } else if (own !== undefined) {
       const answer: WholeAnswer = own;
       sendWhole(res, answer.status, passedHeadersOf(answer.headers), answer.body);
-    } else throw new Error("a leaderboard read without an answer");
+    } else throw new Error("a leaderboard read without an answer of its own");
   }
 
   /** Sends stats' answer to the client: status, passed headers, body (whole when small, else streamed). */
