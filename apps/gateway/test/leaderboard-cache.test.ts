@@ -130,6 +130,13 @@ describe("the leaderboard read cache", () => {
     expect(again.headers.age).toBe("0");
   });
 
+  it("documents Age on the leaderboard's answer in the OpenAPI document", async () => {
+    const doc = (await h.http.get("/openapi.json").expect(200)).body;
+    const ok = doc.paths["/games/{gameId}/leaderboard"].post.responses["200"];
+    expect(ok.headers.Age.schema).toEqual({ type: "integer", minimum: 0 });
+    expect(doc.paths["/seasons"].get.responses["200"].headers).toBeUndefined();
+  });
+
   it("checks the token before the cache", async () => {
     await read(acme);
     const res = await h.http.post("/games/g1/leaderboard").send({ count: 10 });
