@@ -38,9 +38,19 @@ export function matchScore(spread: number, imbalance: number, tolerance: number)
   return score >= 0 && score <= 1 ? score : 0;
 }
 
-/** What the search minimises among the acceptable candidates of an anchor (never below the spread). */
-export function choiceCost(spread: number, imbalance: number): number {
-  return spread + CHOICE_IMBALANCE_WEIGHT * imbalance;
+/**
+ * What the search minimises among the acceptable candidates of an anchor. `linear` (where the
+ * near-contiguous windows apply, see near-windows.ts): `spread + CHOICE_IMBALANCE_WEIGHT · imbalance`;
+ * otherwise the highest `matchScore` (as `-score`), as before: for larger matches the linear cost
+ * changed no figure beyond noise and doubled the team balancing work.
+ */
+export function choiceCost(spread: number, imbalance: number, score: number, linear: boolean): number {
+  return linear ? spread + CHOICE_IMBALANCE_WEIGHT * imbalance : -score;
+}
+
+/** The lowest `choiceCost` any candidate with this spread can have. */
+export function choiceCostFloor(spread: number, tolerance: number, linear: boolean): number {
+  return linear ? spread : -scoreBound(spread, tolerance);
 }
 
 /** The best score a match with this spread can reach (a perfectly balanced one). */

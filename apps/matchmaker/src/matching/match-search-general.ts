@@ -13,7 +13,7 @@
 import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { fmix } from "./hash-mix.js";
-import { choiceCost, matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
+import { choiceCost, choiceCostFloor, matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
 import { nearWindowsApply, NearWindows } from "./near-windows.js";
 import type { QueueModel } from "./queue-model.js";
 import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
@@ -586,7 +586,7 @@ class GeneralSearch {
       }
       if (pick < 0) break;
       candidateDone[pick] = 1;
-      if (candidateSpread[pick]! >= bestCost) break;
+      if (choiceCostFloor(candidateSpread[pick]!, tolerance, this.nearWindows) >= bestCost) break;
       if (this.candidateNear[pick] === 1) {
         const left = this.candidateLeft[pick]!;
         const length = this.contiguousWindow(a, this.candidateBit[pick]!, left, this.candidateRight[pick]!);
@@ -594,6 +594,7 @@ class GeneralSearch {
         const cost = this.near.evaluate(
           this.matchSize,
           left,
+          this.anchorRequired,
           this.pSum,
           this.pOldest,
           candidateSpread[pick]!,
@@ -632,7 +633,7 @@ class GeneralSearch {
               this.candidateRight[pick]!,
             );
       let score = bound;
-      let cost = candidateSpread[pick]!;
+      let cost = choiceCostFloor(candidateSpread[pick]!, tolerance, this.nearWindows);
       if (this.needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = this.pSize[win[i]!]!;
@@ -641,7 +642,7 @@ class GeneralSearch {
         const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
         if (imbalance < 0) continue;
         score = matchScore(candidateSpread[pick]!, imbalance, tolerance);
-        cost = choiceCost(candidateSpread[pick]!, imbalance);
+        cost = choiceCost(candidateSpread[pick]!, imbalance, score, this.nearWindows);
       } else if (teams === 1) {
         winTeam.fill(0, 0, length);
       } else {

@@ -18,7 +18,7 @@
 import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { nearWindowsApply, NearWindows } from "./near-windows.js";
-import { CHOICE_IMBALANCE_WEIGHT, choiceCost, matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
+import { CHOICE_IMBALANCE_WEIGHT, choiceCost, choiceCostFloor, IMBALANCE_WEIGHT, matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
 import type { QueueModel } from "./queue-model.js";
 import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import { EXACT_PARTITION_LIMIT, partitionCount, type TeamBalancer } from "./team-balancing.js";
@@ -186,7 +186,12 @@ export function searchSingles(
   // sorted ratings and split each pair), at most the spread otherwise; with a small safety margin.
   const imbalanceShare =
     teams === 2 && partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT ? 1 / perTeam : 1;
-  const pruneFactor = needsBalance ? (1 + CHOICE_IMBALANCE_WEIGHT * imbalanceShare) * (1 + 1e-9) : 1 + 1e-9;
+  // In the units of the choice: spread for the linear cost, squared spread for the score.
+  const pruneFactor = !needsBalance
+    ? 1 + 1e-9
+    : nearWindows
+      ? (1 + CHOICE_IMBALANCE_WEIGHT * imbalanceShare) * (1 + 1e-9)
+      : (1 + IMBALANCE_WEIGHT * IMBALANCE_WEIGHT * imbalanceShare * imbalanceShare) * (1 + 1e-9);
   const { keep, scanCap } = neighbourLimits(matchSize);
   const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize), arrays);
 
@@ -353,16 +358,17 @@ export function searchSingles(
     }
     if (nc === 0) continue;
     if (anchorRequired === 0 && nc > 1) {
-      // Every candidate is acceptable, so the smallest spread's window (a contiguous one) costs at
-      // most s · pruneFactor (its teams' imbalance is at most s · imbalanceShare); a candidate's cost
-      // is at least its spread, so those spreading more are never evaluated: drop them now.
+      // Every candidate is acceptable, so the smallest spread's window (a contiguous one) is at
+      // least as good as a perfectly balanced window of spread s · pruneFactor (its teams' imbalance
+      // is at most s · imbalanceShare, in the linear cost or in the score's square); candidates
+      // spreading more are never evaluated: drop them now.
       let minSpread = Number.POSITIVE_INFINITY;
       for (let c = 0; c < nc; c++) if (cSpread[c]! < minSpread) minSpread = cSpread[c]!;
-      const limit = minSpread * pruneFactor;
+      const limit = nearWindows ? minSpread * pruneFactor : minSpread * minSpread * pruneFactor;
       let kept = 0;
       for (let c = 0; c < nc; c++) {
         const spread = cSpread[c]!;
-        if (spread > limit) continue;
+        if ((nearWindows ? spread : spread * spread) > limit) continue;
         cSpread[kept] = spread;
         cRequired[kept] = 0;
         cBit[kept] = cBit[c]!;
@@ -388,7 +394,7 @@ export function searchSingles(
       }
       if (pick < 0) break;
       cDone[pick] = 1;
-      if (pickSpread >= bestCost) break;
+      if (choiceCostFloor(pickSpread, tolerance, nearWindows) >= bestCost) break;
       const k = cBit[pick]!;
       const l = cLeft[pick]!;
       if (cNear[pick] === 1) {
@@ -398,7 +404,7 @@ export function searchSingles(
         for (let i = l - 1; i >= 0; i--) full[length++] = listL[base + i]!;
         full[length++] = a;
         for (let i = 0; i < span - l; i++) full[length++] = listR[base + i]!;
-        const cost = near.evaluate(matchSize, l, pMean, pOldest, pickSpread, settings, balancer, bestCost, bestWin, bestTeam);
+        const cost = near.evaluate(matchSize, l, anchorRequired, pMean, pOldest, pickSpread, settings, balancer, bestCost, bestWin, bestTeam);
         if (cost < bestCost) {
           bestCost = cost;
           bestScore = near.score;
@@ -425,7 +431,7 @@ export function searchSingles(
       win[length++] = a;
       for (let i = 0; i < r; i++) win[length++] = listR[base + i]!;
       let score = bound;
-      let cost = pickSpread;
+      let cost = choiceCostFloor(pickSpread, tolerance, nearWindows);
       if (needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = 1;
@@ -434,7 +440,7 @@ export function searchSingles(
         const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
         if (imbalance < 0) continue;
         score = matchScore(pickSpread, imbalance, tolerance);
-        cost = choiceCost(pickSpread, imbalance);
+        cost = choiceCost(pickSpread, imbalance, score, nearWindows);
       } else if (teams === 1) {
         for (let i = 0; i < length; i++) winTeam[i] = 0;
       } else {

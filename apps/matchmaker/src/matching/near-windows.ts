@@ -40,11 +40,13 @@ export class NearWindows {
    * `full` holds `matchSize + 1` positions. Tries leaving out each player strictly inside it other than the one at `anchorIndex`. The best
    * acceptable subset (its score at least the requirement of its own oldest ticket) whose cost is
    * below `bestCost` is written to `bestWin`/`bestTeam`; returns its cost, or `bestCost` if none.
-   * `rating` and `oldest` are indexed by the positions in `full`; `spread` is `full`'s.
+   * `anchorRequired` is the anchor's own requirement (a subset's is lower only when it holds an older
+   * ticket). `rating` and `oldest` are indexed by the positions in `full`; `spread` is `full`'s.
    */
   evaluate(
     matchSize: number,
     anchorIndex: number,
+    anchorRequired: number,
     rating: Float64Array,
     oldest: Float64Array,
     spread: number,
@@ -57,6 +59,7 @@ export class NearWindows {
     const { full, sub, subSize, subSum, subTeam } = this;
     const { teams, perTeam, now, targetWaitingTime, maxWaitingTime, tolerance } = settings;
     const bound = scoreBound(spread, tolerance);
+    const anchorOld = oldest[full[anchorIndex]!]!;
     let best = bestCost;
     for (let d = 1; d < matchSize; d++) {
       if (d === anchorIndex) continue;
@@ -69,14 +72,17 @@ export class NearWindows {
         subSum[n++] = rating[u]!;
         if (oldest[u]! < old) old = oldest[u]!;
       }
-      const wait = Math.max(now - old, 0);
-      const required = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
+      let required = anchorRequired;
+      if (old < anchorOld && anchorRequired > 0) {
+        const wait = Math.max(now - old, 0);
+        required = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
+      }
       if (bound < required) continue;
       const imbalance = balancer.balance(matchSize, subSize, subSum, teams, perTeam, subTeam);
       if (imbalance < 0) continue;
-      const cost = choiceCost(spread, imbalance);
-      if (cost >= best) continue;
       const score = matchScore(spread, imbalance, tolerance);
+      const cost = choiceCost(spread, imbalance, score, true);
+      if (cost >= best) continue;
       if (score < required) continue;
       best = cost;
       this.score = score;
