@@ -61,8 +61,20 @@ export class NearWindows {
     const bound = scoreBound(spread, tolerance);
     const anchorOld = oldest[full[anchorIndex]!]!;
     let best = bestCost;
+    const twoVsTwo = teams === 2 && perTeam === 2;
     for (let d = 1; d < matchSize; d++) {
       if (d === anchorIndex) continue;
+      if (twoVsTwo) {
+        // `full` is in rating order, so the best split of the other four pairs the outer two
+        // against the inner two: a cheap floor that skips most subsets before any balancing. It
+        // only filters (with a margin for rounding); the balancer's figure decides.
+        const y0 = rating[full[d === 0 ? 1 : 0]!]!;
+        const y3 = rating[full[d === 4 ? 3 : 4]!]!;
+        const y1 = rating[full[d <= 1 ? 2 : 1]!]!;
+        const y2 = rating[full[d <= 2 ? 3 : 2]!]!;
+        const approx = choiceCost(spread, Math.abs(y0 + y3 - y1 - y2) / 2, 0, true);
+        if (approx - 1e-9 * (Math.abs(approx) + 1) >= best) continue;
+      }
       let n = 0;
       let old = Number.POSITIVE_INFINITY;
       for (let i = 0; i <= matchSize; i++) {
