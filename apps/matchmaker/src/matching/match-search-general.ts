@@ -191,7 +191,7 @@ class GeneralSearch {
     this.rightHash1 = arrays.int32(keep + 1);
     this.rightHash2 = arrays.int32(keep + 1);
 
-    this.nearWindows = nearWindowsApply(teams, perTeam, model.hasParties);
+    this.nearWindows = nearWindowsApply(teams, perTeam);
     this.near = new NearWindows(this.nearWindows ? matchSize : 0);
     const candidateCap = SERVER_BITS * (2 * matchSize + 3);
     this.candidateCap = candidateCap;
@@ -491,13 +491,16 @@ class GeneralSearch {
   private nearCandidates(a: number, low: number, leftOnServerCount: number, rightOnServerCount: number): void {
     const { leftMin, leftMax, rightMin, rightMax, leftOldest, rightOldest, anchorRequired } = this;
     const span = this.need + 1;
-    if (leftOnServerCount + rightOnServerCount < span) return;
+    if (this.pSize[a] !== 1 || leftOnServerCount + rightOnServerCount < span) return;
+    const { leftPlayers, rightPlayers } = this;
     const anchorMin = this.pMin[a]!;
     const anchorMax = this.pMax[a]!;
     const anchorOld = this.pOldest[a]!;
     const tolerance = this.settings.tolerance;
     for (let l = Math.max(span - rightOnServerCount, 0); l <= Math.min(leftOnServerCount, span); l++) {
       const r = span - l;
+      // Only windows of single tickets are widened (a party's members cannot be left out one by one).
+      if (leftPlayers[l] !== l || rightPlayers[r] !== r) continue;
       const spread =
         Math.max(anchorMax, leftMax[l]!, rightMax[r]!) - Math.min(anchorMin, leftMin[l]!, rightMin[r]!);
       let req = anchorRequired;

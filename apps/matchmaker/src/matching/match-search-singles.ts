@@ -169,7 +169,7 @@ export function searchSingles(
   const { cSpread, cRequired, cBit, cLeft, cDone, cNear, eBit, eLeft, eSpread } = scratch;
   const { win, winSize, winSum, winTeam, bestWin, bestTeam, cntL, cntR, bitsTried, near } = scratch;
   // With near-contiguous windows each server keeps one neighbour more per side (`span`).
-  const nearWindows = nearWindowsApply(teams, perTeam, false);
+  const nearWindows = nearWindowsApply(teams, perTeam);
   const span = nearWindows ? need + 1 : need;
   const { prev, next, used } = links;
 

@@ -2,8 +2,8 @@
  * Near-contiguous windows (ALGORITHM.md §4): besides the contiguous windows of one match's worth of
  * players around the anchor, both searches try the windows of one player more with one player
  * inside them (neither end, never the anchor) left out. The spread is the wider window's, but the
- * choice of whom to leave out often balances the teams far better. Only for single tickets (no
- * parties), two or more teams of two or more, and matches of at most `NEAR_WINDOW_MAX_PLAYERS`, where
+ * choice of whom to leave out often balances the teams far better. Only for windows of single
+ * tickets, two or more teams of two or more, and matches of at most `NEAR_WINDOW_MAX_PLAYERS`, where
  * balancing a window is cheap; shared by both searches, so they make the same choices.
  */
 import { choiceCost, matchScore, requiredScore, scoreBound } from "./match-quality.js";
@@ -13,8 +13,13 @@ import type { SearchSettings } from "./types.js";
 /** Largest match (in players) for which the near-contiguous windows are tried. */
 export const NEAR_WINDOW_MAX_PLAYERS = 6;
 
-export function nearWindowsApply(teams: number, perTeam: number, hasParties: boolean): boolean {
-  return !hasParties && teams >= 2 && perTeam >= 2 && teams * perTeam <= NEAR_WINDOW_MAX_PLAYERS;
+/**
+ * Whether the match shape gets near-contiguous windows (and the linear choice cost). It depends on
+ * the shape only, never on other tickets in the request, so a ticket that can never be placed (say a
+ * party too large) changes nothing for the rest; a window holding a party is simply not widened.
+ */
+export function nearWindowsApply(teams: number, perTeam: number): boolean {
+  return teams >= 2 && perTeam >= 2 && teams * perTeam <= NEAR_WINDOW_MAX_PLAYERS;
 }
 
 export class NearWindows {
