@@ -13,8 +13,15 @@
 import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { fmix } from "./hash-mix.js";
-import { choiceCost, choiceCostFloor, matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
-import { nearWindowsApply, NearWindows } from "./near-windows.js";
+import {
+  choiceCost,
+  choiceCostFloor,
+  matchScore,
+  maxSpreadFor,
+  requiredScore,
+  scoreBound,
+} from "./match-quality.js";
+import { NearWindows, nearWindowsApply } from "./near-windows.js";
 import type { QueueModel } from "./queue-model.js";
 import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import type { TeamBalancer } from "./team-balancing.js";
@@ -488,7 +495,12 @@ class GeneralSearch {
    * The windows of one player more than a match around the anchor (single tickets only), kept when the
    * most lenient requirement of their subsets (their oldest ticket's) allows their spread.
    */
-  private nearCandidates(a: number, low: number, leftOnServerCount: number, rightOnServerCount: number): void {
+  private nearCandidates(
+    a: number,
+    low: number,
+    leftOnServerCount: number,
+    rightOnServerCount: number,
+  ): void {
     const { leftMin, leftMax, rightMin, rightMax, leftOldest, rightOldest, anchorRequired } = this;
     const span = this.need + 1;
     if (this.pSize[a] !== 1 || leftOnServerCount + rightOnServerCount < span) return;

@@ -17,8 +17,17 @@
  */
 import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
-import { nearWindowsApply, NearWindows } from "./near-windows.js";
-import { CHOICE_IMBALANCE_WEIGHT, choiceCost, choiceCostFloor, IMBALANCE_WEIGHT, matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
+import {
+  CHOICE_IMBALANCE_WEIGHT,
+  choiceCost,
+  choiceCostFloor,
+  IMBALANCE_WEIGHT,
+  matchScore,
+  maxSpreadFor,
+  requiredScore,
+  scoreBound,
+} from "./match-quality.js";
+import { NearWindows, nearWindowsApply } from "./near-windows.js";
 import type { QueueModel } from "./queue-model.js";
 import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import { EXACT_PARTITION_LIMIT, partitionCount, type TeamBalancer } from "./team-balancing.js";
@@ -404,7 +413,19 @@ export function searchSingles(
         for (let i = l - 1; i >= 0; i--) full[length++] = listL[base + i]!;
         full[length++] = a;
         for (let i = 0; i < span - l; i++) full[length++] = listR[base + i]!;
-        const cost = near.evaluate(matchSize, l, anchorRequired, pMean, pOldest, pickSpread, settings, balancer, bestCost, bestWin, bestTeam);
+        const cost = near.evaluate(
+          matchSize,
+          l,
+          anchorRequired,
+          pMean,
+          pOldest,
+          pickSpread,
+          settings,
+          balancer,
+          bestCost,
+          bestWin,
+          bestTeam,
+        );
         if (cost < bestCost) {
           bestCost = cost;
           bestScore = near.score;
