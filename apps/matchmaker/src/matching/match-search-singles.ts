@@ -285,83 +285,39 @@ export function searchSingles(
       if (repeated) continue;
       bitsTried[tried++] = k;
       const base = k * span;
-      const from = Math.max(need - cr, 0);
-      const to = Math.min(cl, need);
-      if (anchorRequired === 0) {
-        for (let l = from; l <= to; l++) {
-          const r = need - l;
-          const hi = r > 0 ? pMean[listR[base + r - 1]!]! : meanA;
-          const lo = l > 0 ? pMean[listL[base + l - 1]!]! : meanA;
-          cSpread[nc] = hi - lo;
-          cRequired[nc] = 0;
-          cBit[nc] = k;
-          cLeft[nc] = l;
-          cDone[nc] = 0;
-          cNear[nc] = 0;
-          nc++;
-        }
-        if (nearWindows && cl + cr >= span) {
-          for (let l = Math.max(span - cr, 0); l <= Math.min(cl, span); l++) {
-            const r = span - l;
-            const hi = r > 0 ? pMean[listR[base + r - 1]!]! : meanA;
-            const lo = l > 0 ? pMean[listL[base + l - 1]!]! : meanA;
-            cSpread[nc] = hi - lo;
-            cRequired[nc] = 0;
-            cBit[nc] = k;
-            cLeft[nc] = l;
-            cDone[nc] = 0;
-            cNear[nc] = 1;
-            nc++;
-          }
-        }
-      } else {
+      if (anchorRequired !== 0) {
         prefixOldL[0] = Number.POSITIVE_INFINITY;
         for (let i = 0; i < cl; i++) prefixOldL[i + 1] = Math.min(prefixOldL[i]!, pOldest[listL[base + i]!]!);
         prefixOldR[0] = Number.POSITIVE_INFINITY;
         for (let i = 0; i < cr; i++) prefixOldR[i + 1] = Math.min(prefixOldR[i]!, pOldest[listR[base + i]!]!);
-        for (let l = from; l <= to; l++) {
-          const r = need - l;
+      }
+      // near = 1: the windows of one player more (near-windows.ts); the requirement kept is the most
+      // lenient any of their subsets can have (their oldest ticket's), each subset is checked
+      // against its own when evaluated.
+      const kinds = nearWindows && cl + cr >= span ? 2 : 1;
+      for (let near = 0; near < kinds; near++) {
+        const size = need + near;
+        for (let l = Math.max(size - cr, 0); l <= Math.min(cl, size); l++) {
+          const r = size - l;
           const hi = r > 0 ? pMean[listR[base + r - 1]!]! : meanA;
           const lo = l > 0 ? pMean[listL[base + l - 1]!]! : meanA;
           const spread = hi - lo;
           let req = anchorRequired;
-          const oldest = Math.min(anchorOld, prefixOldL[l]!, prefixOldR[r]!);
-          if (oldest !== anchorOld) {
-            const wait = Math.max(now - oldest, 0);
-            req = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
-          }
-          if (req === anchorRequired ? spread > maxDistance : scoreBound(spread, tolerance) < req) continue;
-          cSpread[nc] = spread;
-          cRequired[nc] = req;
-          cBit[nc] = k;
-          cLeft[nc] = l;
-          cDone[nc] = 0;
-          cNear[nc] = 0;
-          nc++;
-        }
-        if (nearWindows && cl + cr >= span) {
-          // Windows of one more player; the requirement kept is the most lenient any of their
-          // subsets can have (their oldest ticket's), each subset is checked against its own.
-          for (let l = Math.max(span - cr, 0); l <= Math.min(cl, span); l++) {
-            const r = span - l;
-            const hi = r > 0 ? pMean[listR[base + r - 1]!]! : meanA;
-            const lo = l > 0 ? pMean[listL[base + l - 1]!]! : meanA;
-            const spread = hi - lo;
-            let req = anchorRequired;
+          if (anchorRequired !== 0) {
             const oldest = Math.min(anchorOld, prefixOldL[l]!, prefixOldR[r]!);
             if (oldest !== anchorOld) {
               const wait = Math.max(now - oldest, 0);
               req = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
             }
             if (req === anchorRequired ? spread > maxDistance : scoreBound(spread, tolerance) < req) continue;
-            cSpread[nc] = spread;
-            cRequired[nc] = req;
-            cBit[nc] = k;
-            cLeft[nc] = l;
-            cDone[nc] = 0;
-            cNear[nc] = 1;
-            nc++;
           }
+          cSpread[nc] = spread;
+          cRequired[nc] = req;
+          cBit[nc] = k;
+          cLeft[nc] = l;
+          cDone[nc] = 0;
+          cNear[nc] = near;
+          nc++;
         }
       }
     }
