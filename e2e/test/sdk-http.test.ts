@@ -179,6 +179,14 @@ describe("@arena/client over HTTP", () => {
     expect(recorded.retries.filter((r) => r.reason === "token")).toHaveLength(0);
 
     // Every token refused at once (an emergency rotation): one 401, rejected(), a fresh token, success.
+    // Rotate just after a renewal, so the token in hand is not due for its own renewal by the next
+    // call (a key pair can take seconds to make on a loaded machine, and a token renewed after the
+    // rotation would be signed with the new key and never refused).
+    const renewals = tokens.counts.refreshes;
+    while (tokens.counts.refreshes === renewals) {
+      await client.listSeasons();
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await admin("POST", "/admin/signing-keys/rotate", { revokePrevious: true });
     await client.listSeasons();
     expect(recorded.retries.filter((r) => r.reason === "token")).toHaveLength(1);
