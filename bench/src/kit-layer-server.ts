@@ -1,19 +1,36 @@
-import { createServer, IncomingMessage, ServerResponse } from "node:http";
-import { createAppServer, createLogger, createServiceApp } from "@arena/service-kit";
-import express from "express";
+import { createServer, type Server } from "node:http";
+import {
+  createAppServer,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  createServiceApp,
+  DEFAULT_MAX_JSON_DEPTH,
+  jsonBodyParser,
+  type Logger,
+  mountHealthRoutes,
+  requestContext,
+  whenABodyIsSent,
+} from "@arena/service-kit";
+import express, { type Express, type Request, type Response } from "express";
 import { pino } from "pino";
 import { CONSTANT_ANSWER } from "./constant-answer.js";
 
 /**
- * One of the servers the service-kit layer benchmark compares (`KIT_VARIANT`), each answering
- * `GET /seasons` with the constant answer: `bare` (node's http), `express` (express 5 with one
- * route, nothing else), `kit` (createServiceApp with request ids, an info-level access log written
- * to /dev/null, metrics, the body limit and the fallbacks: everything an app pays).
+ * One of the servers the service-kit layer benchmark compares (`KIT_VARIANT`, see VARIANTS), each
+ * answering `GET /seasons` with the constant answer. Access lines go to /dev/null, one write per
+ * line as to stdout, so their whole cost is measured.
  */
-const variant = process.env.KIT_VARIANT ?? "kit";
-const port = Number(process.env.PORT ?? 18095);
+const answer = (_req: Request, res: Response) => {
+  res.type("application/json").send(CONSTANT_ANSWER);
+};
 
-function bare() {
+function logger(level: string): Logger {
+  const sink = pino.destination({ dest: "/dev/null", sync: true });
+  return createLogger({ name: "kit-layers", level, destination: sink as unknown as NodeJS.WritableStream });
+}
+
+function bare(): Server {
   return createServer((req, res) => {
     req.resume();
     req.on("end", () => {
@@ -26,115 +43,78 @@ function bare() {
   });
 }
 
-function plainExpress() {
+function plainApp(): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.get("/seasons", (_req, res) => {
-    res.type("application/json").send(CONSTANT_ANSWER);
-  });
-  app.get("/livez", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  return createServer(app);
-}
-
-/** Express's request/response prototypes on node's server, one handler called directly: no router. */
-function prototypes() {
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  const handler = (_req: express.Request, res: express.Response) => {
-    res.type("application/json").send(CONSTANT_ANSWER);
-  };
-  return createServer((req, res) => {
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
-    (req as express.Request).res = res as express.Response;
-    (res as express.Response).req = req as express.Request;
-    handler(req as express.Request, res as express.Response);
-  });
-}
-
-/** As `prototypes`, but node's server builds requests and responses of classes carrying express's methods. */
-function classes() {
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  class Req extends IncomingMessage {}
-  class Res extends ServerResponse<IncomingMessage> {}
-  for (const source of [Object.getPrototypeOf(app.request), app.request]) {
-    Object.defineProperties(Req.prototype, Object.getOwnPropertyDescriptors(source));
-  }
-  for (const source of [Object.getPrototypeOf(app.response), app.response]) {
-    Object.defineProperties(Res.prototype, Object.getOwnPropertyDescriptors(source));
-  }
-  const handler = (_req: express.Request, res: express.Response) => {
-    res.type("application/json").send(CONSTANT_ANSWER);
-  };
-  return createServer({ IncomingMessage: Req, ServerResponse: Res }, (req, res) => {
-    (req as unknown as express.Request).res = res as unknown as express.Response;
-    (res as unknown as express.Response).req = req as unknown as express.Request;
-    handler(req as unknown as express.Request, res as unknown as express.Response);
-  });
-}
-
-/** Plain express, on a server whose requests and responses are born with the app's prototypes. */
-function expressBorn() {
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.get("/seasons", (_req, res) => {
-    res.type("application/json").send(CONSTANT_ANSWER);
-  });
-  function Req(this: IncomingMessage, socket: import("node:net").Socket) {
-    IncomingMessage.call(this, socket);
-  }
-  Req.prototype = app.request;
-  function Res(this: ServerResponse, req: IncomingMessage, options: object) {
-    (ServerResponse as unknown as Function).call(this, req, options);
-  }
-  Res.prototype = app.response;
-  return createServer({ IncomingMessage: Req as never, ServerResponse: Res as never }, app);
-}
-
-function kitApp() {
-  // Every access-log line is serialized and written (one write per line, as to stdout), not kept.
-  const sink = pino.destination({ dest: "/dev/null", sync: true });
-  const logger = createLogger({
-    name: "kit-layers",
-    level: "info",
-    destination: sink as unknown as NodeJS.WritableStream,
-  });
-  const { app } = createServiceApp({
-    name: "kit-layers",
-    logger,
-    routes: (routes) => {
-      routes.get("/seasons", (_req, res) => {
-        res.type("application/json").send(CONSTANT_ANSWER);
-      });
-    },
-  });
   return app;
 }
 
-/** The kit's app on the kit's server (`app.listen`, `serve`): what every service runs. */
-const kit = () => createAppServer(kitApp());
-/** The kit's app on node's own server (as supertest runs it): express sets the prototypes per request. */
-const kitOnNodeServer = () => createServer(kitApp());
+/** Express's prototypes set on node's request and response, one handler called directly: no router. */
+function prototypes(): Server {
+  const app = plainApp();
+  return createServer((req, res) => {
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    (req as Request).res = res as Response;
+    (res as Response).req = req as Request;
+    answer(req as Request, res as Response);
+  });
+}
 
-const servers: Record<string, () => ReturnType<typeof createServer>> = {
+/**
+ * The kit's pieces added one at a time to plain express on the kit's server, in the kit's order:
+ * `context` (request id, metric, `req.log` made lazily, hooks), `log` (the access line at info),
+ * `health` (the /livez, /readyz, /metrics routes a request passes), `body` (the body parser's guard).
+ */
+function layered(layers: readonly string[]): Express {
+  const app = plainApp();
+  const metrics = createMetrics("kit-layers");
+  const lifecycle = createLifecycle();
+  if (layers.includes("context")) {
+    app.use(requestContext(logger(layers.includes("log") ? "info" : "warn"), metrics, lifecycle));
+  }
+  if (layers.includes("health")) mountHealthRoutes(app, [], lifecycle, metrics);
+  if (layers.includes("body")) {
+    const settings = { limit: "1mb", types: ["application/json"], maxDepth: DEFAULT_MAX_JSON_DEPTH };
+    app.use(whenABodyIsSent(jsonBodyParser(settings)));
+  }
+  app.get("/seasons", answer);
+  return app;
+}
+
+/** createServiceApp itself: request ids, access log at info, metrics, limits, fallbacks. */
+function kitApp(): Express {
+  return createServiceApp({
+    name: "kit-layers",
+    logger: logger("info"),
+    routes: (routes) => {
+      routes.get("/seasons", answer);
+    },
+  }).app;
+}
+
+const VARIANTS: Record<string, () => Server> = {
   bare,
-  express: plainExpress,
-  expressBorn,
   prototypes,
-  classes,
-  kit,
-  kitOnNodeServer,
+  /** Plain express on node's server: express sets the prototypes on each request. */
+  express: () => createServer(plainApp().get("/seasons", answer)),
+  /** Plain express on the kit's server (requests born with the app's prototypes). */
+  expressBorn: () => createAppServer(plainApp().get("/seasons", answer)),
+  context: () => createAppServer(layered(["context"])),
+  contextLog: () => createAppServer(layered(["context", "log"])),
+  contextLogHealth: () => createAppServer(layered(["context", "log", "health"])),
+  contextLogHealthBody: () => createAppServer(layered(["context", "log", "health", "body"])),
+  /** The kit's app on the kit's server (`app.listen`, `serve`): what every service runs. */
+  kit: () => createAppServer(kitApp()),
+  /** The kit's app on node's own server (as before, and as supertest runs it). */
+  kitOnNodeServer: () => createServer(kitApp()),
 };
-const make = servers[variant];
-if (!make) throw new Error(`KIT_VARIANT must be one of ${Object.keys(servers).join(", ")}`);
+
+const variant = process.env.KIT_VARIANT ?? "kit";
+const make = VARIANTS[variant];
+if (!make) throw new Error(`KIT_VARIANT must be one of ${Object.keys(VARIANTS).join(", ")}`);
 const server = make();
 server.keepAliveTimeout = 60_000;
-server.listen(port, "127.0.0.1");
+server.listen(Number(process.env.PORT ?? 18095), "127.0.0.1");
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

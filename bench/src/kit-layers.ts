@@ -39,7 +39,8 @@ async function measureOnce(script: string, variant: string): Promise<VariantFigu
     const before = cpuMicros(pid);
     const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
     const cpu = cpuMicros(pid) - before;
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variant}: ${result.non2xx} non-2xx answers`);
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${variant}: ${result.non2xx} non-2xx answers`);
     return {
       variant,
       requestsPerSecond: Math.round(result.requests.average),
@@ -61,7 +62,9 @@ export async function runKitLayers(root: string, variants: string[]): Promise<Va
   for (let round = 0; round < ROUNDS; round++) {
     for (const variant of variants) {
       const figures = await measureOnce(script, variant);
-      console.log(`  round ${round + 1} ${variant}: ${figures.requestsPerSecond}/s, ${figures.cpuMicrosPerRequest} µs CPU`);
+      console.log(
+        `  round ${round + 1} ${variant}: ${figures.requestsPerSecond}/s, ${figures.cpuMicrosPerRequest} µs CPU`,
+      );
       runs.get(variant)?.push(figures);
     }
   }
@@ -83,6 +86,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log("| variant | req/s | CPU µs/request | share of bare (req/s) |\n|---|---|---|---|");
   for (const f of figures) {
     const share = bare ? `${((f.requestsPerSecond / bare.requestsPerSecond) * 100).toFixed(1)} %` : "";
-    console.log(`| ${f.variant} | ${f.requestsPerSecond.toLocaleString("en")} | ${f.cpuMicrosPerRequest} | ${share} |`);
+    console.log(
+      `| ${f.variant} | ${f.requestsPerSecond.toLocaleString("en")} | ${f.cpuMicrosPerRequest} | ${share} |`,
+    );
   }
 }
