@@ -37,7 +37,9 @@ export interface GatewayProxyReport {
   throughputShare: number;
   /** The gateway's throughput against the express floor: its own cost, apart from the framework's. */
   throughputShareOfExpressFloor: number;
-  targets: { addedP50Ms: number; throughputShare: number };
+  /** The express floor's throughput against the bare server's: what the service kit keeps. */
+  floorShareOfBare?: number;
+  targets: { addedP50Ms: number; throughputShare: number; floorShareOfBare?: number };
   gatewayPeakRssMiB: number;
 }
 
@@ -217,7 +219,8 @@ async function measure(targets: ProxyTargets, { auth, service }: Callers): Promi
     addedSequentialP50Ms: round3(seq.gatewayP50Ms - seq.directP50Ms),
     throughputShare: round3(viaGateway.requestsPerSecond / direct.requestsPerSecond),
     throughputShareOfExpressFloor: round3(viaGateway.requestsPerSecond / expressFloor.requestsPerSecond),
-    targets: { addedP50Ms: 1, throughputShare: 0.7 },
+    floorShareOfBare: round3(expressFloor.requestsPerSecond / bareServer.requestsPerSecond),
+    targets: { addedP50Ms: 1, throughputShare: 0.7, floorShareOfBare: 0.4 },
     gatewayPeakRssMiB: peakRssMiB(gateway.child.pid!),
   };
 }
@@ -234,11 +237,17 @@ export function gatewayProxyMarkdown(report: GatewayProxyReport): string {
     "|---|---|---|---|---|",
     row("stats directly (service token)", report.direct),
     ...(report.bareServer ? [row("bare node server, constant answer", report.bareServer)] : []),
-    row("service-kit express app, constant answer (floor)", report.expressFloor),
+    row("service-kit app, constant answer (floor)", report.expressFloor),
     row("through the gateway", report.gateway),
     "",
     `One request at a time (hrtime, ${SEQUENTIAL_REQUESTS} each): direct p50 ${s.directP50Ms} ms / p99 ${s.directP99Ms} ms; gateway p50 ${s.gatewayP50Ms} ms / p99 ${s.gatewayP99Ms} ms.`,
     "",
+    ...(report.floorShareOfBare === undefined
+      ? []
+      : [
+          `Service kit floor (request ids, access lines at info, metrics, body limit, fallbacks on): ${(report.floorShareOfBare * 100).toFixed(1)} % of the bare server's rate (target ≥ ${(report.targets.floorShareOfBare ?? 0) * 100} %); CPU per request by layer: packages/service-kit/README.md.`,
+          "",
+        ]),
     `Added at p50: ${report.addedSequentialP50Ms} ms one at a time, ${report.addedP50Ms} ms under load (target ≤ ${report.targets.addedP50Ms} ms). Throughput kept: ${(report.throughputShare * 100).toFixed(1)} % of stats called directly (target ≥ ${report.targets.throughputShare * 100} %), ${(report.throughputShareOfExpressFloor * 100).toFixed(1)} % of the express floor. Gateway peak RSS ${report.gatewayPeakRssMiB} MiB.`,
     "",
   ].join("\n");

@@ -1,0 +1,136 @@
+import { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { Duplex } from "node:stream";
+import {
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  createServiceApp,
+  DEFAULT_MAX_JSON_DEPTH,
+  jsonBodyParser,
+  type Logger,
+  mountHealthRoutes,
+  requestContext,
+  whenABodyIsSent,
+} from "@arena/service-kit";
+import express, { type Express, type Request, type Response } from "express";
+import { pino } from "pino";
+import { CONSTANT_ANSWER } from "./constant-answer.js";
+
+/**
+ * The service kit's layers one at a time, in one process, without the network
+ * (`node dist/kit-layers-in-process.js`): each request is built as node's server builds it, handed
+ * to the app and answered into a socket that discards the bytes, and the process' CPU time is
+ * divided by the requests. No HTTP parsing, no system calls but the access lines' writes (to
+ * /dev/null), no client on the same cores: the steadiest figure for what each layer adds; the
+ * network benchmark (kit-layers.ts) gives the whole request beside a bare node server.
+ */
+const REQUESTS = 30_000;
+const ROUNDS = 5;
+
+const answer = (_req: Request, res: Response) => {
+  res.type("application/json").send(CONSTANT_ANSWER);
+};
+const sink = pino.destination({ dest: "/dev/null", sync: true });
+const logger = (level: string): Logger =>
+  createLogger({ name: "in-process", level, destination: sink as unknown as NodeJS.WritableStream });
+
+function layered(layers: readonly string[]): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  const metrics = createMetrics("in-process");
+  const lifecycle = createLifecycle();
+  if (layers.includes("context")) {
+    app.use(requestContext(logger(layers.includes("log") ? "info" : "warn"), metrics, lifecycle));
+  }
+  if (layers.includes("health")) mountHealthRoutes(app, [], lifecycle, metrics);
+  if (layers.includes("body")) {
+    const settings = { limit: "1mb", types: ["application/json"], maxDepth: DEFAULT_MAX_JSON_DEPTH };
+    app.use(whenABodyIsSent(jsonBodyParser(settings)));
+  }
+  app.get("/seasons", answer);
+  return app;
+}
+
+/** [name, app, whether requests are born with the app's prototypes (the kit's server)] */
+const VARIANTS: Array<[string, () => Express, boolean]> = [
+  ["express, prototypes set per request (node's server)", () => layered([]), false],
+  ["express, requests born with its prototypes (kit's server)", () => layered([]), true],
+  ["+ request context (id, metric, lazy req.log, hooks)", () => layered(["context"]), true],
+  ["+ access line at info", () => layered(["context", "log"]), true],
+  ["+ health routes passed", () => layered(["context", "log", "health"]), true],
+  ["+ body parser guard", () => layered(["context", "log", "health", "body"]), true],
+  [
+    "createServiceApp (all of the above, fallbacks)",
+    () =>
+      createServiceApp({
+        name: "in-process",
+        logger: logger("info"),
+        routes: (app) => app.get("/seasons", answer),
+      }).app,
+    true,
+  ],
+];
+
+const socket = new Duplex({
+  read() {},
+  write(_chunk, _encoding, done) {
+    done();
+  },
+  writev(_chunks, done) {
+    done();
+  },
+}) as unknown as Socket;
+
+type RequestMaker = new (socket: Socket) => IncomingMessage;
+type ResponseMaker = new (req: IncomingMessage) => ServerResponse;
+
+/** Constructors as the kit's server has them (the app's prototypes), or node's own. */
+function makers(app: Express, born: boolean): [RequestMaker, ResponseMaker] {
+  if (!born) return [IncomingMessage, ServerResponse];
+  function AppRequest(this: IncomingMessage, s: Socket) {
+    IncomingMessage.call(this, s);
+  }
+  AppRequest.prototype = app.request;
+  function AppResponse(this: ServerResponse, req: IncomingMessage) {
+    (ServerResponse as unknown as (req: IncomingMessage) => void).call(this, req);
+  }
+  AppResponse.prototype = app.response;
+  return [AppRequest as unknown as RequestMaker, AppResponse as unknown as ResponseMaker];
+}
+
+async function serve(app: Express, born: boolean, requests: number): Promise<void> {
+  const [AppRequest, AppResponse] = makers(app, born);
+  for (let i = 0; i < requests; i++) {
+    const req = new AppRequest(socket);
+    const res = new AppResponse(req);
+    Object.assign(req, { method: "GET", url: "/seasons", complete: true });
+    req.headers = { host: "127.0.0.1", accept: "*/*" };
+    req.push(null);
+    res.shouldKeepAlive = true;
+    res.assignSocket(socket);
+    await new Promise((resolve) => {
+      res.on("finish", resolve);
+      app(req, res);
+    });
+    res.detachSocket(socket);
+  }
+}
+
+const results = VARIANTS.map(() => [] as number[]);
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [index, [, make, born]] of VARIANTS.entries()) {
+    const app = make();
+    await serve(app, born, REQUESTS / 10);
+    const before = process.cpuUsage();
+    await serve(app, born, REQUESTS);
+    const used = process.cpuUsage(before);
+    results[index]?.push((used.user + used.system) / REQUESTS);
+  }
+}
+console.log("| layers | CPU µs/request (median of 5) |\n|---|---|");
+for (const [index, [name]] of VARIANTS.entries()) {
+  const sorted = [...(results[index] ?? [])].sort((a, b) => a - b);
+  console.log(`| ${name} | ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} |`);
+}
