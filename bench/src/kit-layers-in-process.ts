@@ -53,10 +53,22 @@ function layered(layers: readonly string[]): Express {
   return app;
 }
 
+/** Express's prototypes without its router: what a kit-owned route table could at best reach. */
+function directHandler(): Express {
+  const app = layered([]);
+  const handle = (req: Request, res: Response) => {
+    req.res = res;
+    res.req = req;
+    answer(req, res);
+  };
+  return Object.assign(handle, { request: app.request, response: app.response }) as unknown as Express;
+}
+
 /** [name, app, whether requests are born with the app's prototypes (the kit's server)] */
 const VARIANTS: Array<[string, () => Express, boolean]> = [
   ["express, prototypes set per request (node's server)", () => layered([]), false],
   ["express, requests born with its prototypes (kit's server)", () => layered([]), true],
+  ["no router: the handler called directly on the same born objects", directHandler, true],
   ["+ request context (id, metric, lazy req.log, hooks)", () => layered(["context"]), true],
   ["+ access line at info", () => layered(["context", "log"]), true],
   ["+ health routes passed", () => layered(["context", "log", "health"]), true],

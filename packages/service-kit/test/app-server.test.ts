@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "@jest/globals";
 import express, { type Request } from "express";
 import {
   AppError,
+  accessLogger,
   createAppServer,
   createLogger,
   createServiceApp,
@@ -149,6 +150,17 @@ describe("the kit's server", () => {
     expect(JSON.stringify(lines)).not.toContain("secret");
   });
 
+  it("writes no access line once the app's logger is above info", async () => {
+    const { app, lines, logger } = buildService();
+    const base = await listen(app);
+    logger.level = "warn";
+    await fetch(`${base}/items/1/parts/2`);
+    expect(lines.filter((l) => l.msg === "request completed")).toHaveLength(0);
+    logger.level = "info";
+    await fetch(`${base}/items/1/parts/2`);
+    expect(lines.filter((l) => l.msg === "request completed")).toHaveLength(1);
+  });
+
   it("lets a handler set req.log", async () => {
     const { app, seen, lines } = buildService();
     const base = await listen(app);
@@ -226,5 +238,19 @@ describe("the kit's server", () => {
       servers.push(s);
     });
     expect((err as NodeJS.ErrnoException).code).toBe("EADDRINUSE");
+  });
+});
+
+describe("accessLogger", () => {
+  it("is a sibling without redaction for the kit's loggers, and the logger itself for others", () => {
+    const { logger, lines } = captureLogs();
+    const access = accessLogger(logger);
+    expect(access).not.toBe(logger);
+    access.info({ token: "visible-in-access-logger-only" }, "raw");
+    logger.info({ token: "hidden" }, "redacted");
+    expect(lines.find((l) => l.msg === "raw")?.token).toBe("visible-in-access-logger-only");
+    expect(lines.find((l) => l.msg === "redacted")?.token).toBe("[redacted]");
+    const other = logger.child({});
+    expect(accessLogger(other)).toBe(other);
   });
 });
