@@ -1,35 +1,14 @@
 import { createServer, type Server } from "node:http";
-import {
-  createAppServer,
-  createLifecycle,
-  createLogger,
-  createMetrics,
-  createServiceApp,
-  DEFAULT_MAX_JSON_DEPTH,
-  jsonBodyParser,
-  type Logger,
-  mountHealthRoutes,
-  requestContext,
-  whenABodyIsSent,
-} from "@arena/service-kit";
-import express, { type Express, type Request, type Response } from "express";
-import { pino } from "pino";
+import { createAppServer } from "@arena/service-kit";
+import type { Request, Response } from "express";
 import { CONSTANT_ANSWER } from "./constant-answer.js";
+import { answer, kitApp, layered, plainApp } from "./kit-layer-apps.js";
 
 /**
  * One of the servers the service-kit layer benchmark compares (`KIT_VARIANT`, see VARIANTS), each
  * answering `GET /seasons` with the constant answer. Access lines go to /dev/null, one write per
  * line as to stdout, so their whole cost is measured.
  */
-const answer = (_req: Request, res: Response) => {
-  res.type("application/json").send(CONSTANT_ANSWER);
-};
-
-function logger(level: string): Logger {
-  const sink = pino.destination({ dest: "/dev/null", sync: true });
-  return createLogger({ name: "kit-layers", level, destination: sink as unknown as NodeJS.WritableStream });
-}
-
 function bare(): Server {
   return createServer((req, res) => {
     req.resume();
@@ -43,13 +22,6 @@ function bare(): Server {
   });
 }
 
-function plainApp(): Express {
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  return app;
-}
-
 /** Express's prototypes set on node's request and response, one handler called directly: no router. */
 function prototypes(): Server {
   const app = plainApp();
@@ -60,38 +32,6 @@ function prototypes(): Server {
     (res as Response).req = req as Request;
     answer(req as Request, res as Response);
   });
-}
-
-/**
- * The kit's pieces added one at a time to plain express on the kit's server, in the kit's order:
- * `context` (request id, metric, `req.log` made lazily, hooks), `log` (the access line at info),
- * `health` (the /livez, /readyz, /metrics routes a request passes), `body` (the body parser's guard).
- */
-function layered(layers: readonly string[]): Express {
-  const app = plainApp();
-  const metrics = createMetrics("kit-layers");
-  const lifecycle = createLifecycle();
-  if (layers.includes("context")) {
-    app.use(requestContext(logger(layers.includes("log") ? "info" : "warn"), metrics, lifecycle));
-  }
-  if (layers.includes("health")) mountHealthRoutes(app, [], lifecycle, metrics);
-  if (layers.includes("body")) {
-    const settings = { limit: "1mb", types: ["application/json"], maxDepth: DEFAULT_MAX_JSON_DEPTH };
-    app.use(whenABodyIsSent(jsonBodyParser(settings)));
-  }
-  app.get("/seasons", answer);
-  return app;
-}
-
-/** createServiceApp itself: request ids, access log at info, metrics, limits, fallbacks. */
-function kitApp(): Express {
-  return createServiceApp({
-    name: "kit-layers",
-    logger: logger("info"),
-    routes: (routes) => {
-      routes.get("/seasons", answer);
-    },
-  }).app;
 }
 
 const VARIANTS: Record<string, () => Server> = {

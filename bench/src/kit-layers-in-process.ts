@@ -1,21 +1,8 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { Duplex } from "node:stream";
-import {
-  createLifecycle,
-  createLogger,
-  createMetrics,
-  createServiceApp,
-  DEFAULT_MAX_JSON_DEPTH,
-  jsonBodyParser,
-  type Logger,
-  mountHealthRoutes,
-  requestContext,
-  whenABodyIsSent,
-} from "@arena/service-kit";
-import express, { type Express, type Request, type Response } from "express";
-import { pino } from "pino";
-import { CONSTANT_ANSWER } from "./constant-answer.js";
+import type { Express, Request, Response } from "express";
+import { answer, kitApp, layered } from "./kit-layer-apps.js";
 
 /**
  * The service kit's layers one at a time, in one process, without the network
@@ -27,31 +14,6 @@ import { CONSTANT_ANSWER } from "./constant-answer.js";
  */
 const REQUESTS = 30_000;
 const ROUNDS = 5;
-
-const answer = (_req: Request, res: Response) => {
-  res.type("application/json").send(CONSTANT_ANSWER);
-};
-const sink = pino.destination({ dest: "/dev/null", sync: true });
-const logger = (level: string): Logger =>
-  createLogger({ name: "in-process", level, destination: sink as unknown as NodeJS.WritableStream });
-
-function layered(layers: readonly string[]): Express {
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  const metrics = createMetrics("in-process");
-  const lifecycle = createLifecycle();
-  if (layers.includes("context")) {
-    app.use(requestContext(logger(layers.includes("log") ? "info" : "warn"), metrics, lifecycle));
-  }
-  if (layers.includes("health")) mountHealthRoutes(app, [], lifecycle, metrics);
-  if (layers.includes("body")) {
-    const settings = { limit: "1mb", types: ["application/json"], maxDepth: DEFAULT_MAX_JSON_DEPTH };
-    app.use(whenABodyIsSent(jsonBodyParser(settings)));
-  }
-  app.get("/seasons", answer);
-  return app;
-}
 
 /** Express's prototypes without its router: what a kit-owned route table could at best reach. */
 function directHandler(): Express {
@@ -73,16 +35,7 @@ const VARIANTS: Array<[string, () => Express, boolean]> = [
   ["+ access line at info", () => layered(["context", "log"]), true],
   ["+ health routes passed", () => layered(["context", "log", "health"]), true],
   ["+ body parser guard", () => layered(["context", "log", "health", "body"]), true],
-  [
-    "createServiceApp (all of the above, fallbacks)",
-    () =>
-      createServiceApp({
-        name: "in-process",
-        logger: logger("info"),
-        routes: (app) => app.get("/seasons", answer),
-      }).app,
-    true,
-  ],
+  ["createServiceApp (all of the above, fallbacks)", kitApp, true],
 ];
 
 const socket = new Duplex({

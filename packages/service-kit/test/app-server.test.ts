@@ -1,40 +1,28 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import express, { type Request } from "express";
 import {
   AppError,
   accessLogger,
   createAppServer,
-  createLogger,
   createServiceApp,
   type Logger,
   requireJsonBody,
 } from "../src/index.js";
-
-/**
- * The kit's apps as services run them: on the kit's server (`app.listen`, `serve`), where requests
- * are born with the app's prototypes and express's router, helpers and error handling still apply.
- */
-function captureLogs() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split("\n")) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: "test", level: "info", destination }) };
-}
+import { captureLogs } from "./captured-logs.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
+/**
+ * The kit's apps as services run them: on the kit's server (`app.listen`, `serve`), where requests
+ * are born with the app's prototypes and express's router, helpers and error handling still apply.
+ */
 function buildService() {
-  const { lines, logger } = captureLogs();
+  const { lines, logger } = captureLogs("info");
   const seen: { prototypeIsApp?: boolean; log?: Logger } = {};
   const service = createServiceApp({
     name: "test",
@@ -243,7 +231,7 @@ describe("the kit's server", () => {
 
 describe("accessLogger", () => {
   it("is a sibling without redaction for the kit's loggers, and the logger itself for others", () => {
-    const { logger, lines } = captureLogs();
+    const { logger, lines } = captureLogs("info");
     const access = accessLogger(logger);
     expect(access).not.toBe(logger);
     access.info({ token: "visible-in-access-logger-only" }, "raw");
