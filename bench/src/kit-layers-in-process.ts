@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { Duplex } from "node:stream";
+import { appClasses } from "@arena/service-kit";
 import type { Express, Request, Response } from "express";
 import { answer, kitApp, layered } from "./kit-layer-apps.js";
 
@@ -51,18 +52,11 @@ const socket = new Duplex({
 type RequestMaker = new (socket: Socket) => IncomingMessage;
 type ResponseMaker = new (req: IncomingMessage) => ServerResponse;
 
-/** Constructors as the kit's server has them (the app's prototypes), or node's own. */
+/** Constructors as the kit's server has them (appClasses: the app's prototypes), or node's own. */
 function makers(app: Express, born: boolean): [RequestMaker, ResponseMaker] {
   if (!born) return [IncomingMessage, ServerResponse];
-  function AppRequest(this: IncomingMessage, s: Socket) {
-    IncomingMessage.call(this, s);
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: ServerResponse, req: IncomingMessage) {
-    (ServerResponse as unknown as (req: IncomingMessage) => void).call(this, req);
-  }
-  AppResponse.prototype = app.response;
-  return [AppRequest as unknown as RequestMaker, AppResponse as unknown as ResponseMaker];
+  const { AppRequest, AppResponse } = appClasses(app);
+  return [AppRequest, AppResponse];
 }
 
 async function serve(app: Express, born: boolean, requests: number): Promise<void> {

@@ -1,31 +1,49 @@
 import { createServer, IncomingMessage, type Server, ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import type { Express } from "express";
+
+/** The request and response classes made for each app (`appClasses`). */
+const classesOf = new WeakMap<
+  Express,
+  { AppRequest: typeof IncomingMessage; AppResponse: typeof ServerResponse }
+>();
+
+/**
+ * Request and response classes for `app`: node's, extended, with the app's prototypes
+ * (`app.request`, `app.response`: express's methods) next in their chains, and made the app's
+ * prototypes themselves, so that express's own `Object.setPrototypeOf` of each request finds the
+ * prototype already there and changes nothing. Classes (not functions with a `prototype`) because
+ * V8 sizes an object by its constructors' chain: built by a plain function, a response outgrew its
+ * fast shape and fell into dictionary mode.
+ */
+export function appClasses(app: Express): {
+  AppRequest: typeof IncomingMessage;
+  AppResponse: typeof ServerResponse;
+} {
+  let classes = classesOf.get(app);
+  if (classes === undefined) {
+    class AppRequest extends IncomingMessage {}
+    class AppResponse extends ServerResponse<IncomingMessage> {}
+    Object.setPrototypeOf(AppRequest.prototype, app.request);
+    Object.setPrototypeOf(AppResponse.prototype, app.response);
+    app.request = AppRequest.prototype as unknown as Express["request"];
+    app.response = AppResponse.prototype as unknown as Express["response"];
+    classes = { AppRequest, AppResponse: AppResponse as typeof ServerResponse };
+    classesOf.set(app, classes);
+  }
+  return classes;
+}
 
 /**
  * A node HTTP server for an express app whose requests and responses are created with the app's
- * own prototypes (`app.request`, `app.response`). Express gives each request its methods by
- * `Object.setPrototypeOf` on the request and the response; on objects node has already built that
- * costs more than all the rest of express together (70 µs of 120 per request on the benchmark
- * machine, see the README). Born with the right prototype, express's own call changes nothing and
- * is free; everything else (its router, `req.get`, `res.json`, …) is unchanged.
+ * own prototypes. Express gives each request its methods by `Object.setPrototypeOf` on the request
+ * and the response; on objects node has already built that costs more than all the rest of express
+ * together (see the README's figures: V8 drops the objects' fast shapes). Born with the right
+ * prototype, express's own call changes nothing and is free; everything else (its router,
+ * `req.get`, `res.json`, …) is unchanged, and node's own server (supertest's) still works, slower.
  */
 export function createAppServer(app: Express): Server {
-  function AppRequest(this: IncomingMessage, socket: Socket) {
-    IncomingMessage.call(this, socket);
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: ServerResponse, req: IncomingMessage, options?: object) {
-    (ServerResponse as unknown as (req: IncomingMessage, options?: object) => void).call(this, req, options);
-  }
-  AppResponse.prototype = app.response;
-  return createServer(
-    {
-      IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
-      ServerResponse: AppResponse as unknown as typeof ServerResponse,
-    },
-    app,
-  );
+  const { AppRequest, AppResponse } = appClasses(app);
+  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
 }
 
 /**

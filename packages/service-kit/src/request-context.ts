@@ -21,17 +21,23 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Paths probed every few seconds: measured, never logged. */
 const UNLOGGED_PATHS = new Set(["/livez", "/readyz", "/metrics"]);
 
-/** What requestContext keeps on a request, under symbols: not part of the request's API. */
-const baseLogger = Symbol("baseLogger");
+/**
+ * What requestContext keeps on a request, in one record under a symbol (not part of the
+ * request's API): each property added to a request costs on every request, and many turn V8's
+ * fast object into a slow one.
+ */
+const context = Symbol("requestContext");
 const ownLogger = Symbol("ownLogger");
-const startedAt = Symbol("startedAt");
-const finishing = Symbol("finishing");
+
+interface Context {
+  startedAt: bigint;
+  logger: Logger;
+  finish: (req: ContextRequest, res: Response, startedAt: bigint) => void;
+}
 
 interface ContextRequest extends Request {
-  [baseLogger]?: Logger;
+  [context]?: Context;
   [ownLogger]?: Logger;
-  [startedAt]?: bigint;
-  [finishing]?: (req: ContextRequest, res: Response) => void;
 }
 
 // `req.log` is made on first use: most requests log one access line and nothing else, and a pino
@@ -40,8 +46,9 @@ interface ContextRequest extends Request {
 Object.defineProperty(express.request, "log", {
   configurable: true,
   get(this: ContextRequest): Logger | undefined {
-    if (this[ownLogger] === undefined && this[baseLogger] !== undefined) {
-      this[ownLogger] = this[baseLogger].child({ requestId: this.id });
+    const base = this[context]?.logger;
+    if (this[ownLogger] === undefined && base !== undefined) {
+      this[ownLogger] = base.child({ requestId: this.id });
     }
     return this[ownLogger];
   },
@@ -53,7 +60,8 @@ Object.defineProperty(express.request, "log", {
 /** One listener for every response: the request's own work is kept on it, no closure per request. */
 function onFinish(this: Response): void {
   const req = this.req as ContextRequest;
-  req[finishing]?.(req, this);
+  const own = req[context];
+  if (own !== undefined) own.finish(req, this, own.startedAt);
 }
 
 /**
@@ -80,8 +88,8 @@ function boundSeries(histogram: Histogram<"method" | "route" | "status">) {
 export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycle?: Lifecycle) {
   const access = accessLogger(logger);
   const series = boundSeries(metrics.httpDuration);
-  const finish = (req: ContextRequest, res: Response): void => {
-    const seconds = Number(process.hrtime.bigint() - (req[startedAt] as bigint)) / 1e9;
+  const finish = (req: ContextRequest, res: Response, startedAt: bigint): void => {
+    const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
     // The route pattern, not the URL, keeps label cardinality bounded and ids out of metrics.
     const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : "unmatched";
     series(req.method, route, res.statusCode).observe(seconds);
@@ -103,11 +111,10 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycl
     );
   };
   return (req: ContextRequest, res: Response, next: NextFunction): void => {
-    req[startedAt] = process.hrtime.bigint();
+    const startedAt = process.hrtime.bigint();
     const incoming = req.headers[REQUEST_ID_HEADER];
     req.id = typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    req[baseLogger] = logger;
-    req[finishing] = finish;
+    req[context] = { startedAt, logger, finish };
     res.setHeader(REQUEST_ID_HEADER, req.id);
     // While draining, tell keep-alive clients to reconnect elsewhere.
     if (lifecycle?.shuttingDown) res.setHeader("Connection", "close");
