@@ -1,9 +1,10 @@
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { migrateDatabase } from "@arena/database";
 import autocannon from "autocannon";
 import { Pool } from "undici";
 import type { PlatformWiring } from "../../scripts/platform-wiring.mjs";
-import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
+import { BENCH_PORT_OFFSET, BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
 import { createTenant, userToken } from "./gateway-tenant.js";
 import { ascending, median, percentileOfSorted } from "./http-timing.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
@@ -40,6 +41,8 @@ export interface GatewayProxyReport {
   /** The express floor's throughput against the bare server's: what the service kit keeps. */
   floorShareOfBare?: number;
   targets: { addedP50Ms: number; throughputShare: number; floorShareOfBare?: number };
+  /** The machine's 1-minute load average as the loads ended: what else shared the cores. */
+  loadAverage?: number;
   gatewayPeakRssMiB: number;
 }
 
@@ -153,14 +156,14 @@ async function startTargets(
   const upstream = await startService(
     "upstream",
     join(root, "bench", "dist", "constant-upstream.js"),
-    18091,
+    8091 + BENCH_PORT_OFFSET,
     {},
   );
   services.push(upstream);
   const floor = await startService(
     "express-floor",
     join(root, "bench", "dist", "express-floor.js"),
-    18093,
+    8093 + BENCH_PORT_OFFSET,
     {},
   );
   services.push(floor);
@@ -222,6 +225,7 @@ async function measure(targets: ProxyTargets, { auth, service }: Callers): Promi
     floorShareOfBare: round3(expressFloor.requestsPerSecond / bareServer.requestsPerSecond),
     targets: { addedP50Ms: 1, throughputShare: 0.7, floorShareOfBare: 0.4 },
     gatewayPeakRssMiB: peakRssMiB(gateway.child.pid!),
+    loadAverage: Math.round((loadavg()[0] ?? 0) * 100) / 100,
   };
 }
 
@@ -231,7 +235,7 @@ export function gatewayProxyMarkdown(report: GatewayProxyReport): string {
     `| ${name} | ${f.requestsPerSecond.toLocaleString("en")} | ${f.p50Ms} ms | ${f.p99Ms} ms | ${f.errors + f.non2xx} |`;
   const s = report.sequential;
   return [
-    `**Gateway proxy**: \`GET /seasons\` with an IdToken through the gateway (token and role check, the tenant's rate limit, undici to stats) against the real stats service called directly with the service token; a bare node server and the service kit's express floor, both answering a constant, for scale; autocannon, ${report.load.connections} connections, ${report.load.durationSeconds} s each.`,
+    `**Gateway proxy**: \`GET /seasons\` with an IdToken through the gateway (token and role check, the tenant's rate limit, undici to stats) against the real stats service called directly with the service token; a bare node server and the service kit's express floor, both answering a constant, for scale; autocannon, ${report.load.connections} connections, ${report.load.durationSeconds} s each${report.loadAverage === undefined ? "" : `; load average ${report.loadAverage} (2 cores)`}.`,
     "",
     "| target | req/s | p50 | p99 | errors |",
     "|---|---|---|---|---|",
