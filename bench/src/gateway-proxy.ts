@@ -124,7 +124,7 @@ export async function runGatewayProxyBenchmark(root: string): Promise<GatewayPro
 }
 
 /** The gateway's and stats' databases, migrated (they are kept between runs). */
-async function migrateDatabases(root: string): Promise<{ stats: string; gateway: string }> {
+export async function migrateDatabases(root: string): Promise<{ stats: string; gateway: string }> {
   const gatewayDir = join(root, "apps", "gateway");
   const databaseUrl =
     process.env.BENCH_GATEWAY_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/arena_bench_gateway";

@@ -7,6 +7,11 @@ import { startTestCluster } from "@arena/redis";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
+import {
+  type GatewayCompletionsReport,
+  gatewayCompletionsMarkdown,
+  runGatewayCompletions,
+} from "./gateway-completions.js";
 import { createTenant, json, userToken } from "./gateway-tenant.js";
 import { ascending, percentileOfSorted, round } from "./http-timing.js";
 import { startLicensedMatchmaker } from "./licensed-matchmaker.js";
@@ -27,18 +32,29 @@ import { clearPrefix } from "./stats-benchmark.js";
 
 const GAME_ID = "queue-2v2";
 const LOOP_INTERVAL_MS = 1000;
-const SERVERS = 10;
+/**
+ * Simulated game servers (BENCH_QUEUE_SERVERS, even: half over REST, half over WebSocket). More
+ * servers, or larger adds (BENCH_QUEUE_RATE / servers / 5 players each), raise what is offered.
+ */
+const SERVERS = Math.max(2, 2 * Math.round(Number(process.env.BENCH_QUEUE_SERVERS ?? 10) / 2));
 /** How long after the load stops the servers keep taking suggestions for players still waiting. */
 const DRAIN_SECONDS = 10;
 const POLL_MS = 200;
 /** When the stats database is analyzed, into the load window (see runHostedQueueBenchmark). */
 const ANALYZE_AFTER_MS = 5000;
+/** The rate the platform must accept on the benchmark machine (2 cores), and so offer by default. */
+const TARGET_PLAYERS_PER_SECOND = 2000;
+/** How much longer than one loop interval a player may wait for its suggestion at p95. */
+const P95_OVER_INTERVAL_MS = 500;
 const TICK_STEPS = ["expire", "timeOut", "backfill", "waiting", "matchmaker", "store", "reoffer"];
 const BATCH_INTERVAL_MS = 200;
 /**
- * Adds a server keeps unanswered at once. 1 (the default): a server sends its next batch only
- * after the previous add's answer, so slow adds lower the rate offered (shown as "offered").
- * More: batches leave on schedule while earlier ones wait, a probe of capacity beyond that.
+ * Adds a server keeps unanswered at once (BENCH_QUEUE_OUTSTANDING). 1 (the default): a server
+ * sends its next batch only after the previous add's answer, so slow adds lower the rate offered
+ * (shown as "offered"). More (4 offers the 2,000 players/s of the target on a loaded machine):
+ * batches leave on schedule while earlier ones wait, a probe of capacity beyond that. On a
+ * saturated machine a WebSocket server's confirmations then queue behind its adds, and a
+ * confirmation later than the game's `confirmationTimeout` is a 409 (its match timed out).
  */
 const MAX_OUTSTANDING_ADDS = Number(process.env.BENCH_QUEUE_OUTSTANDING ?? 1);
 /** Unanswered messages per WebSocket at most (the gateway's WS_MAX_IN_FLIGHT is 32). */
@@ -84,6 +100,8 @@ export interface HostedQueueReport {
   profile: QueueProfile;
   /** Where the resources went, per player (absent from reports before it was measured). */
   resources?: ResourceReport;
+  /** Completions of matches confirmed beforehand, through the gateway (BENCH_QUEUE_COMPLETIONS). */
+  gatewayCompletions?: GatewayCompletionsReport;
   targets: { acceptedPerSecond: number; p95Ms: number; errors: number; playersInTwoMatches: number };
 }
 
@@ -105,6 +123,8 @@ interface QueueProfile {
   cpuCores: Record<string, number>;
   /** Stats' completion transactions (stats_match_completion_batch_size) and completions per one. */
   completionTransactions: { count: number; meanSize: number };
+  /** Stats' confirmation statements (stats_match_confirmation_batch_size; absent before they were grouped). */
+  confirmationStatements?: { count: number; meanSize: number };
   /** An add's round trip as the game servers saw it (gateway, stats and the server's own queue). */
   addAnswered: Record<Transport["kind"], { p50Ms: number; p95Ms: number }>;
 }
@@ -252,7 +272,7 @@ export async function runHostedQueueBenchmark(
   root: string,
   topology: QueueTopology = SINGLE_NODE,
 ): Promise<HostedQueueReport> {
-  const offeredRate = Number(process.env.BENCH_QUEUE_RATE ?? 1100);
+  const offeredRate = Number(process.env.BENCH_QUEUE_RATE ?? TARGET_PLAYERS_PER_SECOND);
   const pacing: Pacing = {
     seconds: Number(process.env.BENCH_QUEUE_SECONDS ?? 60),
     offeredRate,
@@ -272,7 +292,7 @@ export async function runHostedQueueBenchmark(
       { url: redisUrl, prefix: redisPrefix, clusterNodes: cluster?.seeds },
       { topology, databases, services, pooled },
     );
-    const serverToken = await createGame(platform.gateway.url);
+    const { serverToken, tenantId } = await createGame(platform.gateway.url);
     const tally = new Tally();
     const fleet = await openServers(platform.gateway.url, serverToken, tally);
     const meter = resourceMeter(platform, services, own && redis && new RedisMeter(redis, redisPrefix));
@@ -285,7 +305,25 @@ export async function runHostedQueueBenchmark(
       platform.statsDatabaseUrl,
     );
     const check = await checkDatabase(platform.statsDatabaseUrl);
-    const report = { topology, ...queueReport(tally, measured, check, pacing.batchSize), resources };
+    const completions = Number(process.env.BENCH_QUEUE_COMPLETIONS ?? 6000);
+    const gatewayCompletions =
+      completions > 0
+        ? await runGatewayCompletions({
+            gatewayUrl: platform.gateway.url,
+            serverToken,
+            tenantId,
+            gameId: GAME_ID,
+            statsDatabaseUrl: platform.statsDatabaseUrl,
+            services: platform,
+            matches: completions,
+          })
+        : undefined;
+    const report = {
+      topology,
+      ...queueReport(tally, measured, check, pacing.batchSize),
+      resources,
+      ...(gatewayCompletions ? { gatewayCompletions } : {}),
+    };
     console.log(hostedQueueMarkdown(report));
     return report;
   } finally {
@@ -426,8 +464,8 @@ async function logStatements(databaseUrl: string, mode: string): Promise<void> {
   await admin.end();
 }
 
-/** A tenant with the benchmark's game, made by its admin; answers its game servers' token. */
-async function createGame(gatewayUrl: string): Promise<string> {
+/** A tenant with the benchmark's game, made by its admin; answers it and its game servers' token. */
+async function createGame(gatewayUrl: string): Promise<{ serverToken: string; tenantId: string }> {
   const tenant = await createTenant(gatewayUrl);
   const adminToken = await userToken(gatewayUrl, tenant, "admin");
   const serverToken = await userToken(gatewayUrl, tenant, "server");
@@ -436,7 +474,7 @@ async function createGame(gatewayUrl: string): Promise<string> {
     headers: { authorization: adminToken, "content-type": "application/json" },
     body: JSON.stringify(GAME),
   });
-  return serverToken;
+  return { serverToken, tenantId: tenant.tenantId };
 }
 
 /**
@@ -628,7 +666,12 @@ function queueReport(
     playersInTwoMatches: { seenByServers: tally.playersInTwoMatches, inDatabase: check.playersInTwoMatches },
     databaseMatches: check.matchesByStatus,
     profile: queueProfile(tally, measured),
-    targets: { acceptedPerSecond: 1000, p95Ms: LOOP_INTERVAL_MS + 1000, errors: 0, playersInTwoMatches: 0 },
+    targets: {
+      acceptedPerSecond: TARGET_PLAYERS_PER_SECOND,
+      p95Ms: LOOP_INTERVAL_MS + P95_OVER_INTERVAL_MS,
+      errors: 0,
+      playersInTwoMatches: 0,
+    },
   };
 }
 
@@ -639,6 +682,11 @@ function queueProfile(
 ): QueueProfile {
   const statsDelta = (name: string, where: Record<string, string>) =>
     delta(before.stats, after.stats, name, where);
+  const batchSizes = (histogram: string) => {
+    const count = statsDelta(`${histogram}_count`, {});
+    const size = statsDelta(`${histogram}_sum`, {});
+    return { count, meanSize: count === 0 ? 0 : round(size / count, 1) };
+  };
   return {
     tick: histogramDelta(before.stats, after.stats, "stats_matchmaking_tick_seconds", { game: GAME_ID }),
     tickSteps: TICK_STEPS.map((step) => ({
@@ -662,11 +710,8 @@ function queueProfile(
     },
     waitingPlayers: waiting,
     cpuCores,
-    completionTransactions: (() => {
-      const count = statsDelta("stats_match_completion_batch_size_count", {});
-      const size = statsDelta("stats_match_completion_batch_size_sum", {});
-      return { count, meanSize: count === 0 ? 0 : round(size / count, 1) };
-    })(),
+    completionTransactions: batchSizes("stats_match_completion_batch_size"),
+    confirmationStatements: batchSizes("stats_match_confirmation_batch_size"),
     addAnswered: { rest: percentiles(tally.addTimes.rest), websocket: percentiles(tally.addTimes.websocket) },
   };
 }
@@ -804,8 +849,9 @@ export function hostedQueueMarkdown(r: HostedQueueReport): string {
     `Matches received: ${r.matches.received.websocket.toLocaleString("en")} pushed over WebSocket, ${r.matches.received.rest.toLocaleString("en")} fetched over REST (pushes go to one subscribed connection; REST gets what nobody was pushed), ${r.matches.receivedTwice} received twice. Players accepted but never suggested ${DRAIN_SECONDS} s after the load stopped: ${r.players.unmatchedAtEnd.toLocaleString("en")}. Matches in PostgreSQL at the end: ${statuses}.`,
     ...(r.errors.samples.length > 0 ? ["", `Errors: ${r.errors.samples.join("; ")}.`] : []),
     "",
-    `Where the time goes (over the load window): stats loop tick ${p.tick.count}× mean ${p.tick.meanMs} ms (p95 ${upTo(p.tick.p95UpToMs)}; mean per step: ${p.tickSteps.map((t) => `${t.step} ${t.meanMs} ms`).join(", ")}); matchmaker call ${p.matchmakerCall.count}× mean ${p.matchmakerCall.meanMs} ms; waiting players at a tick max ${p.waitingPlayers.max.toLocaleString("en")}, last ${p.waitingPlayers.last.toLocaleString("en")}; suggestions ${p.suggestions.stored.toLocaleString("en")} stored, ${p.suggestions.dropped.toLocaleString("en")} dropped; pushes ${p.pushes.offered.toLocaleString("en")} offered, ${p.pushes.unclaimed.toLocaleString("en")} unclaimed. Completion transactions ${p.completionTransactions.count.toLocaleString("en")}, ${p.completionTransactions.meanSize} completions each on average. Adds answered, as the servers saw them: REST p50 ${p.addAnswered.rest.p50Ms} ms, p95 ${p.addAnswered.rest.p95Ms} ms; WebSocket p50 ${p.addAnswered.websocket.p50Ms} ms, p95 ${p.addAnswered.websocket.p95Ms} ms. Stats routes: ${routes}. CPU (cores of ${cpus().length}): ${cpu}.`,
+    `Where the time goes (over the load window): stats loop tick ${p.tick.count}× mean ${p.tick.meanMs} ms (p95 ${upTo(p.tick.p95UpToMs)}; mean per step: ${p.tickSteps.map((t) => `${t.step} ${t.meanMs} ms`).join(", ")}); matchmaker call ${p.matchmakerCall.count}× mean ${p.matchmakerCall.meanMs} ms; waiting players at a tick max ${p.waitingPlayers.max.toLocaleString("en")}, last ${p.waitingPlayers.last.toLocaleString("en")}; suggestions ${p.suggestions.stored.toLocaleString("en")} stored, ${p.suggestions.dropped.toLocaleString("en")} dropped; pushes ${p.pushes.offered.toLocaleString("en")} offered, ${p.pushes.unclaimed.toLocaleString("en")} unclaimed. Completion transactions ${p.completionTransactions.count.toLocaleString("en")}, ${p.completionTransactions.meanSize} completions each on average${p.confirmationStatements?.count ? `; confirmation statements ${p.confirmationStatements.count.toLocaleString("en")}, ${p.confirmationStatements.meanSize} confirmations each` : ""}. Adds answered, as the servers saw them: REST p50 ${p.addAnswered.rest.p50Ms} ms, p95 ${p.addAnswered.rest.p95Ms} ms; WebSocket p50 ${p.addAnswered.websocket.p50Ms} ms, p95 ${p.addAnswered.websocket.p95Ms} ms. Stats routes: ${routes}. CPU (cores of ${cpus().length}): ${cpu}.`,
     "",
     ...(r.resources ? [resourceMarkdown(r.resources)] : []),
+    ...(r.gatewayCompletions ? ["", gatewayCompletionsMarkdown(r.gatewayCompletions), ""] : []),
   ].join("\n");
 }

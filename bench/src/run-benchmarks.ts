@@ -5,6 +5,7 @@ import { startApp } from "./bench-platform.js";
 import { type PoolingBenchReport, poolingMarkdown, runPoolingBenchmark } from "./database-pooling.js";
 import { type GatewayProxyReport, gatewayProxyMarkdown, runGatewayProxyBenchmark } from "./gateway-proxy.js";
 import { type HostedQueueReport, hostedQueueMarkdown, runHostedQueueBenchmark } from "./hosted-queue.js";
+import { type HotPathsReport, hotPathsMarkdown, runHotPathsBenchmark } from "./hot-paths.js";
 import { round } from "./http-timing.js";
 import { NODE_FLAGS, startLicensedMatchmaker } from "./licensed-matchmaker.js";
 import { type BenchReport, markdownReport } from "./markdown-report.js";
@@ -33,12 +34,22 @@ type FullReport = BenchReport & {
   hostedQueue?: HostedQueueReport;
   pooling?: PoolingBenchReport;
   queueTopologies?: TopologyFigures[];
+  hotPaths?: HotPathsReport;
 };
 type MatchmakerPart = Pick<
   BenchReport,
   "matchmakerSpeed" | "growth" | "memory" | "shapes" | "explain" | "firstRequest" | "quality"
 >;
-const PARTS = ["matchmaker", "quality", "gateway", "stats", "queue", "pooling", "topologies"] as const;
+const PARTS = [
+  "matchmaker",
+  "quality",
+  "gateway",
+  "stats",
+  "queue",
+  "pooling",
+  "topologies",
+  "hotpaths",
+] as const;
 
 function writeReport(report: FullReport): void {
   mkdirSync(dirname(resultsFile), { recursive: true });
@@ -47,9 +58,10 @@ function writeReport(report: FullReport): void {
   const queue = report.hostedQueue ? `\n${hostedQueueMarkdown(report.hostedQueue)}` : "";
   const pooling = report.pooling ? poolingMarkdown(report.pooling) : "";
   const topologies = queueTopologiesMarkdown(report.queueTopologies ?? []);
+  const hotPaths = report.hotPaths ? hotPathsMarkdown(report.hotPaths) : "";
   writeFileSync(
     resultsFile.replace(/\.json$/, ".md"),
-    markdownReport(report) + gateway + queue + pooling + topologies,
+    markdownReport(report) + gateway + queue + pooling + topologies + hotPaths,
   );
 }
 
@@ -66,7 +78,7 @@ async function runGatewaySection(): Promise<GatewayProxyReport> {
 }
 
 /**
- * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|quality|gateway|stats|queue|pooling|topologies` runs one,
+ * `pnpm bench` runs every part; `BENCH_ONLY=matchmaker|quality|gateway|stats|queue|pooling|topologies|hotpaths` runs one,
  * keeping the other parts' figures from the previous report, so latest.json and latest.md always hold
  * them all. The matchmaker part includes its quality benchmark; `quality` runs only that (in process,
  * no services).
@@ -110,6 +122,12 @@ async function main(): Promise<void> {
     queueTopologies = await runQueueTopologies(root);
     console.log(queueTopologiesMarkdown(queueTopologies));
   }
+  let hotPaths = previous.hotPaths;
+  if (runs("hotpaths")) {
+    console.log("\nHosted hot paths (leaderboard reads through the gateway, cache off and on):");
+    hotPaths = await runHotPathsBenchmark(root);
+    console.log(hotPathsMarkdown(hotPaths));
+  }
   if (!matchmaker.matchmakerSpeed)
     throw new Error("no matchmaker figures: run the whole benchmark once first");
   writeReport({
@@ -127,6 +145,7 @@ async function main(): Promise<void> {
     ...(hostedQueue === undefined ? {} : { hostedQueue }),
     ...(pooling === undefined ? {} : { pooling }),
     ...(queueTopologies === undefined ? {} : { queueTopologies }),
+    ...(hotPaths === undefined ? {} : { hotPaths }),
   });
   console.log(`\nWritten to ${resultsFile}`);
 }

@@ -60,7 +60,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
   const keys = redisKeys(config.REDIS_KEY_PREFIX);
   const identity = identityPart({ ...deps, keys });
   const access = accessPart({ ...deps, keys, identity });
-  const routing = routingPart({ config, access });
+  const routing = routingPart({ config, access, clock: deps.clock });
   const tenants = tenantsPart({ ...deps, keys, identity, access });
   const openApi = openApiPart();
   const readiness = [databaseReadiness(db), redisReadiness(redis), routing.readiness];
@@ -79,7 +79,7 @@ export function createApp(deps: GatewayAppDeps): GatewayApp {
       identity.mount(app, kit);
       openApi.mount(app);
       // Before /admin: POST /admin/season/reset is a hosted operation (user tokens), not the operator's.
-      routing.mount(app);
+      routing.mount(app, kit);
       if (!config.ADMIN_ON_INTERNAL_PORT) tenants.mount(app);
     },
   });

@@ -115,6 +115,22 @@ export const gatewayConfigSchema = {
       description: "Longest wait for stats' answer headers, and between two chunks of its body",
     },
     UPSTREAM_CONNECTIONS: { type: "integer", minimum: 1, default: 64 },
+    LEADERBOARD_CACHE_MS: {
+      type: "integer",
+      minimum: 0,
+      maximum: 10000,
+      default: 1000,
+      description:
+        "How old a leaderboard answer this replica serves from its cache may be; a board change made through another replica or directly in stats is seen within it, one made through this replica at once. 0 turns the cache off",
+    },
+    LEADERBOARD_CACHE_ENTRIES: {
+      type: "integer",
+      minimum: 1,
+      maximum: 100000,
+      default: 1000,
+      description:
+        "Most leaderboard answers one replica keeps (over every tenant; the least recently read goes first). Answers over 64 KB are never kept, so the cache holds at most this many times 64 KB (64 MB at the default)",
+    },
     METRICS_PORT: {
       type: "integer",
       minimum: 0,

@@ -161,10 +161,19 @@ describe("roles and tenants", () => {
   });
 });
 
-describe("when stats misbehaves", () => {
+/** A plain forward (streamed), and a leaderboard read (read whole on undici's dispatcher, cached). */
+const SEND_PATHS = [
+  { name: "GET /seasons", send: (i: Instance) => i.http.get("/seasons") },
+  {
+    name: "POST /games/g1/leaderboard",
+    send: (i: Instance) => i.http.post("/games/g1/leaderboard").send({ count: 5 }),
+  },
+];
+
+describe.each(SEND_PATHS)("when stats misbehaves ($name)", ({ send }) => {
   it("answers 503 fast when stats is down", async () => {
     const down = await h.startInstance({ STATS_URL: "http://127.0.0.1:1" });
-    const res = await down.http.get("/seasons").set("Authorization", serverToken);
+    const res = await send(down).set("Authorization", serverToken);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe("SERVICE_UNAVAILABLE");
     expect(res.headers["retry-after"]).toBe("1");
@@ -173,15 +182,28 @@ describe("when stats misbehaves", () => {
   it("answers 504 when stats does not answer in time", async () => {
     const slow = await h.startInstance({ UPSTREAM_TIMEOUT_MS: "200" });
     h.stats.handler = () => {};
-    const res = await slow.http.get("/seasons").set("Authorization", serverToken);
+    const res = await send(slow).set("Authorization", serverToken);
     expect(res.status).toBe(504);
     expect(res.body.code).toBe("UPSTREAM_TIMEOUT");
   });
 
   it("answers 502 when stats drops the connection without an answer", async () => {
     h.stats.handler = (_req, res) => res.socket?.destroy();
-    const res = await h.http.get("/seasons").set("Authorization", serverToken);
+    const res = await send(h).set("Authorization", serverToken);
     expect(res.status).toBe(502);
     expect(res.body.code).toBe("UPSTREAM_FAILED");
+  });
+
+  it("answers 502 naming the version when stats is older than the oldest version it serves", async () => {
+    h.stats.handler = (_req, res) => {
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "x-arena-internal-api": String(OLDEST_SUPPORTED_INTERNAL_API_VERSION - 1),
+      });
+      res.end("[]");
+    };
+    const res = await send(h).set("Authorization", serverToken).expect(502);
+    expect(res.body.code).toBe("UPSTREAM_FAILED");
+    expect(res.body.detail).toContain("internal API version");
   });
 });

@@ -142,7 +142,7 @@ function createDomains(deps: StatsAppDeps) {
 /** Games, seasons, ratings and statistics, leaderboards and their outbox, match completion. */
 function createStatistics({ db, pool, redis, keys, clock, config, logger, ...deps }: StatsAppDeps) {
   const replica = deps.replica ?? new ReadReplica({ db, pool });
-  const games = new GameStore(db, clock);
+  const games = new GameStore(db, clock, pool);
   const seasons = new SeasonStore(db, pool, clock, replica);
   const playerStatsStore = new PlayerStatsStore(db, pool, replica);
   const boardMetrics = leaderboardMetrics();

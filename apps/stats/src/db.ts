@@ -205,6 +205,17 @@ export async function prepare(client: SqlClient, statements: readonly PreparedSt
   for (const s of missing) done.add(s.name);
 }
 
+/**
+ * A string as an SQL literal, exactly as `pg`'s `escapeLiteral` writes it (quotes doubled; with a
+ * backslash, an `E''` literal with backslashes doubled), but with native string replacement: the
+ * completion's JSON literals run to kilobytes, and `pg`'s character-by-character loop was a few
+ * percent of stats' CPU under the queue benchmark.
+ */
+export function sqlLiteral(value: string): string {
+  const quoted = value.includes("'") ? value.replace(/'/g, "''") : value;
+  return value.includes("\\") ? ` E'${quoted.replace(/\\/g, "\\\\")}'` : `'${quoted}'`;
+}
+
 /** An integer written into SQL text; anything else is a bug, never text to interpolate. */
 export function sqlInteger(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import pg from "pg";
 import { createHarness, createMatch, gameConfig, type Harness, playMatch, result } from "./harness.js";
-import { insertMatch } from "./match-fixture.js";
+import { insertMatch, refuseMatchRows } from "./match-fixture.js";
 
 /**
  * Completions that arrive while the one transaction slot is taken share the next transaction
@@ -132,16 +132,9 @@ it("runs each completion of a transaction whose write failed again alone, so one
   const fine = await createMatch(h, "acme", "duel", [["k1"], ["k2"]]);
   const admin = new pg.Client({ connectionString: h.database.url });
   await admin.connect();
+  // A history row of the doomed match fails its write, wherever that write runs.
+  const undo = await refuseMatchRows(admin, "match_results", "INSERT", doomed);
   try {
-    // A history row of the doomed match fails its write, wherever that write runs.
-    await admin.query(`
-      CREATE FUNCTION refuse_doomed() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.match_id = '${doomed}' THEN RAISE EXCEPTION 'refused by the test'; END IF;
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER refuse_doomed BEFORE INSERT ON match_results
-        FOR EACH ROW EXECUTE FUNCTION refuse_doomed();`);
     const { first, rest } = await behindABlocker(admin, () => [
       complete(doomed, [["g1"], ["g2"]]),
       complete(fine, [["k1"], ["k2"]]),
@@ -154,9 +147,7 @@ it("runs each completion of a transaction whose write failed again alone, so one
     await h.as("acme").get("/players/g1").expect(404);
   } finally {
     await admin.query("ROLLBACK").catch(() => {});
-    await admin.query(
-      "DROP TRIGGER IF EXISTS refuse_doomed ON match_results; DROP FUNCTION IF EXISTS refuse_doomed()",
-    );
+    await undo();
     await admin.end();
   }
 });

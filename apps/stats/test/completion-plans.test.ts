@@ -78,7 +78,6 @@ describe("a completion's statements on large tables", () => {
   const ids = ["p1", "p2", "p3", "p4"];
   const statements = () => {
     const sql = completionLiterals(
-      client,
       { tenantId: "t1", gameId: "g", matchId: "m1", season: 1, now: new Date() },
       ids,
     );

@@ -41,3 +41,31 @@ export async function dropPlayer(
 ) {
   await DROP_PLAYER.run(pool, tenantId, matchId, playerId, at);
 }
+
+/**
+ * Makes `table` refuse every row of one match (a trigger raising an error on `INSERT` of a new row
+ * or `DELETE` of an old one), so whatever statement writes it fails, wherever it runs; answers
+ * the undo.
+ */
+export async function refuseMatchRows(
+  client: Queryable,
+  table: "match_results" | "queue_players",
+  on: "INSERT" | "DELETE",
+  matchId: string,
+): Promise<() => Promise<void>> {
+  const row = on === "INSERT" ? "NEW" : "OLD";
+  await client.query({
+    text: `
+      CREATE FUNCTION refuse_doomed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF ${row}.match_id = '${matchId.replace(/'/g, "''")}' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+        RETURN ${row};
+      END $$;
+      CREATE TRIGGER refuse_doomed BEFORE ${on} ON ${table} FOR EACH ROW EXECUTE FUNCTION refuse_doomed();`,
+  });
+  return async () => {
+    await client.query({
+      text: `DROP TRIGGER IF EXISTS refuse_doomed ON ${table}; DROP FUNCTION IF EXISTS refuse_doomed()`,
+    });
+  };
+}

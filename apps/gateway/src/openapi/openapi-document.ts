@@ -40,11 +40,21 @@ function parametersOf(op: HostedOperation): Json[] {
   return parameters;
 }
 
+/** A leaderboard answer served from the gateway replica's cache (LEADERBOARD_CACHE_MS) says how old it is. */
+const LEADERBOARD_AGE_HEADER = {
+  description:
+    "Present when the answer came from this gateway replica's leaderboard cache: its age in whole seconds (at most LEADERBOARD_CACHE_MS, 1 s by default)",
+  schema: { type: "integer", minimum: 0 },
+};
+
 function hostedOperation(op: HostedOperation, bodies: RequestBodies): Json {
   const responses: Json = {};
   for (const [status, schema] of Object.entries(op.answers)) {
     responses[status] =
       schema === null ? { description: "No content" } : { description: "OK", ...json(schema) };
+  }
+  if (op.operationId === "getLeaderboard") {
+    responses[200] = { ...(responses[200] as object), headers: { Age: LEADERBOARD_AGE_HEADER } };
   }
   Object.assign(responses, problemResponses(codesOfStatuses(operationErrorStatuses(op))));
   const roles = op.roles.join(" or ");

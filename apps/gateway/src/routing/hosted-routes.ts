@@ -11,14 +11,17 @@ export interface HostedRoutesDeps {
 
 /**
  * Every hosted REST operation of the action table: token check, role check, the tenant's rate
- * limit, then stats. The table is the only list of routes; nothing here names a path.
+ * limit, then stats (leaderboard reads through the replica's cache). The table is the only list of routes; nothing here names a path.
  */
 export function hostedRoutes({ authenticator, rateLimit, upstream }: HostedRoutesDeps): Router {
   const router = Router();
   const authenticate = authenticator.middleware();
   const forward: RequestHandler = (req, res) => upstream.forward(req, res);
+  // Leaderboard reads may be answered from this replica's cache, after the same checks.
+  const forwardCached: RequestHandler = (req, res) => upstream.forwardCached(req, res);
   for (const op of HOSTED_OPERATIONS as readonly HostedOperation[]) {
-    const handlers = [authenticate, requireRole(op.roles), rateLimit, forward];
+    const last = op.operationId === "getLeaderboard" ? forwardCached : forward;
+    const handlers = [authenticate, requireRole(op.roles), rateLimit, last];
     const route = router.route(expressPath(op.path));
     if (op.method === "GET") route.get(...handlers);
     else if (op.method === "POST") route.post(...handlers);

@@ -110,6 +110,23 @@ describe("findMatches", () => {
     expect(sums).toEqual([3000, 3000]);
   });
 
+  it("leaves an inner player out of a wider window when that balances the teams (near-contiguous window)", () => {
+    // Contiguous, the oldest ticket (1000) could only take 1010, 1100 and 1190: spread 190, teams
+    // (1000 + 1190) against (1010 + 1100), imbalance 40. Leaving 1100 out of the five gives spread
+    // 200 and two teams of 2200: the lower spread + 8 · imbalance (200 against 510).
+    const tickets = [ticket(1000, 5), ticket(1010, 0), ticket(1100, 0), ticket(1190, 0), ticket(1200, 0)];
+    const result = findMatches({ ...DOUBLES, ratingTolerance: 1000 }, tickets, BASIC);
+    expect(result.matchSuggestions).toHaveLength(1);
+    const teams = result.matchSuggestions[0]!.teams.map((t) => t.tickets.map((x) => x.rating).sort());
+    expect(teams.sort((x, y) => x[0]! - y[0]!)).toEqual([
+      [1000, 1200],
+      [1010, 1190],
+    ]);
+    expect(result.unmatchedTickets.map((t) => t.rating)).toEqual([1100]);
+    // matchScore is still the documented formula: spread 200, balanced teams.
+    expect(result.matchSuggestions[0]!.matchScore).toBeCloseTo(1 / (1 + 0.2 ** 2), 12);
+  });
+
   it("prefers tight matches over matches of arrival order", () => {
     const tickets = [ticket(1000, 30), ticket(2000, 30), ticket(1010, 30), ticket(2010, 30)];
     const result = findMatches(DUEL, tickets, BASIC);

@@ -13,10 +13,17 @@ import { ArrayArena } from "./array-arena.js";
 export { DEFAULT_TARGET_WAITING_TIME } from "@arena/contracts";
 
 /** Team imbalance hurts more than the same rating gap between individual players. */
-export const IMBALANCE_WEIGHT = 2;
+export const IMBALANCE_WEIGHT = 5;
 
 /** The score a match of fresh tickets needs (a spread of about a third of the tolerance). */
-export const FRESH_REQUIRED_SCORE = 0.95;
+export const FRESH_REQUIRED_SCORE = 0.88;
+
+/**
+ * Among the acceptable candidates of an anchor the search takes the lowest
+ * `spread + CHOICE_IMBALANCE_WEIGHT · imbalance` (see ALGORITHM.md §4): the players' averages are
+ * what the quality benchmark measures, and a squared score hardly tells small imbalances apart.
+ */
+export const CHOICE_IMBALANCE_WEIGHT = 8;
 
 /** Shape of the relaxation: required = FRESH_REQUIRED_SCORE * (1 - wait / target)^CURVE_EXPONENT. */
 export const CURVE_EXPONENT = 0.25;
@@ -29,6 +36,21 @@ export function matchScore(spread: number, imbalance: number, tolerance: number)
   const y = (IMBALANCE_WEIGHT * imbalance) / tolerance;
   const score = 1 / (1 + x * x + y * y);
   return score >= 0 && score <= 1 ? score : 0;
+}
+
+/**
+ * What the search minimises among the acceptable candidates of an anchor. `linear` (where the
+ * near-contiguous windows apply, see near-windows.ts): `spread + CHOICE_IMBALANCE_WEIGHT · imbalance`;
+ * otherwise the highest `matchScore` (as `-score`), as before: for larger matches the linear cost
+ * changed no figure beyond noise and doubled the team balancing work.
+ */
+export function choiceCost(spread: number, imbalance: number, score: number, linear: boolean): number {
+  return linear ? spread + CHOICE_IMBALANCE_WEIGHT * imbalance : -score;
+}
+
+/** The lowest `choiceCost` any candidate with this spread can have. */
+export function choiceCostFloor(spread: number, tolerance: number, linear: boolean): number {
+  return linear ? spread : -scoreBound(spread, tolerance);
 }
 
 /** The best score a match with this spread can reach (a perfectly balanced one). */

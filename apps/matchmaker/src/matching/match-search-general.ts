@@ -13,7 +13,15 @@
 import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { fmix } from "./hash-mix.js";
-import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
+import {
+  choiceCost,
+  choiceCostFloor,
+  matchScore,
+  maxSpreadFor,
+  requiredScore,
+  scoreBound,
+} from "./match-quality.js";
+import { NearWindows, nearWindowsApply } from "./near-windows.js";
 import type { QueueModel } from "./queue-model.js";
 import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import type { TeamBalancer } from "./team-balancing.js";
@@ -86,6 +94,8 @@ class GeneralSearch {
   private readonly candidateSpread: Float64Array;
   private readonly candidateRequired: Float64Array;
   private readonly candidateBit: Int32Array;
+  /** 1 for a near-contiguous window (one player more, one inner player to leave out; near-windows.ts). */
+  private readonly candidateNear: Uint8Array;
   /** Left and right neighbour counts of a contiguous window; -1 for a nearest-fit window. */
   private readonly candidateLeft: Int32Array;
   private readonly candidateRight: Int32Array;
@@ -106,6 +116,9 @@ class GeneralSearch {
   private readonly winTeam: Int32Array;
   private readonly bestWin: Int32Array;
   private readonly bestTeam: Int32Array;
+  /** Whether near-contiguous windows are tried; then each side keeps one player more per server. */
+  private readonly nearWindows: boolean;
+  private readonly near: NearWindows;
 
   // Without a global bit per server (more than 32 servers), bits index the anchor's own servers.
   private readonly localStamp: Int32Array;
@@ -185,7 +198,9 @@ class GeneralSearch {
     this.rightHash1 = arrays.int32(keep + 1);
     this.rightHash2 = arrays.int32(keep + 1);
 
-    const candidateCap = SERVER_BITS * (matchSize + 2);
+    this.nearWindows = nearWindowsApply(teams, perTeam);
+    this.near = new NearWindows(this.nearWindows ? matchSize : 0);
+    const candidateCap = SERVER_BITS * (2 * matchSize + 3);
     this.candidateCap = candidateCap;
     this.candidateSpread = arrays.float64(candidateCap);
     this.candidateRequired = arrays.float64(candidateCap);
@@ -195,12 +210,13 @@ class GeneralSearch {
     this.candidateHash1 = arrays.int32(candidateCap);
     this.candidateHash2 = arrays.int32(candidateCap);
     this.candidateDone = arrays.uint8(candidateCap);
+    this.candidateNear = arrays.uint8(candidateCap);
     this.serverHash1 = arrays.int32(SERVER_BITS);
     this.serverHash2 = arrays.int32(SERVER_BITS);
     this.seenHash1 = arrays.int32(candidateCap);
     this.seenHash2 = arrays.int32(candidateCap);
 
-    this.win = arrays.int32(matchSize);
+    this.win = arrays.int32(matchSize + 1);
     this.winSize = arrays.int32(matchSize);
     this.winSum = arrays.float64(matchSize);
     this.winTeam = arrays.int32(matchSize);
@@ -362,6 +378,7 @@ class GeneralSearch {
         this.serverHash2[bitsSeen++] = h2;
       }
       const found = this.contiguousCandidates(a, low, leftOnServerCount, rightOnServerCount);
+      if (this.nearWindows) this.nearCandidates(a, low, leftOnServerCount, rightOnServerCount);
       // Parties can make every contiguous split miss the exact size: fall back to nearest-fit growth.
       if (!found && this.model.hasParties && this.candidateCount < this.candidateCap)
         this.fallbackCandidate(a, low);
@@ -389,7 +406,8 @@ class GeneralSearch {
     positionH1: Int32Array,
     positionH2: Int32Array,
   ): number {
-    const { pSize, pMin, pMax, pOldest, need } = this;
+    const { pSize, pMin, pMax, pOldest } = this;
+    const need = this.nearWindows ? this.need + 1 : this.need;
     let n = 0;
     min[0] = Number.POSITIVE_INFINITY;
     max[0] = Number.NEGATIVE_INFINITY;
@@ -473,6 +491,42 @@ class GeneralSearch {
     return found;
   }
 
+  /**
+   * The windows of one player more than a match around the anchor (single tickets only), kept when the
+   * most lenient requirement of their subsets (their oldest ticket's) allows their spread.
+   */
+  private nearCandidates(
+    a: number,
+    low: number,
+    leftOnServerCount: number,
+    rightOnServerCount: number,
+  ): void {
+    const { leftMin, leftMax, rightMin, rightMax, leftOldest, rightOldest, anchorRequired } = this;
+    const span = this.need + 1;
+    if (this.pSize[a] !== 1 || leftOnServerCount + rightOnServerCount < span) return;
+    const { leftPlayers, rightPlayers } = this;
+    const anchorMin = this.pMin[a]!;
+    const anchorMax = this.pMax[a]!;
+    const anchorOld = this.pOldest[a]!;
+    const tolerance = this.settings.tolerance;
+    for (let l = Math.max(span - rightOnServerCount, 0); l <= Math.min(leftOnServerCount, span); l++) {
+      const r = span - l;
+      // Only windows of single tickets are widened (a party's members cannot be left out one by one).
+      if (leftPlayers[l] !== l || rightPlayers[r] !== r) continue;
+      const spread =
+        Math.max(anchorMax, leftMax[l]!, rightMax[r]!) - Math.min(anchorMin, leftMin[l]!, rightMin[r]!);
+      let req = anchorRequired;
+      if (anchorRequired > 0) {
+        const oldest = Math.min(anchorOld, leftOldest[l]!, rightOldest[r]!);
+        if (oldest !== anchorOld) req = this.required(oldest);
+      }
+      if (req === anchorRequired ? spread > this.maxDistance : scoreBound(spread, tolerance) < req) continue;
+      if (this.candidateCount === this.candidateCap) continue;
+      this.addCandidate(spread, req, low, l, r, 0, 0);
+      this.candidateNear[this.candidateCount - 1] = 1;
+    }
+  }
+
   /** The nearest-fit window on server `low`, when the requirement allows it. */
   private fallbackCandidate(a: number, low: number): void {
     const length = this.greedyWindow(a, low);
@@ -513,11 +567,13 @@ class GeneralSearch {
     this.candidateHash1[c] = h1;
     this.candidateHash2[c] = h2;
     this.candidateDone[c] = 0;
+    this.candidateNear[c] = 0;
   }
 
   /**
-   * The best acceptable candidate, written to `bestWin`/`bestTeam`: smallest spread first; the spread
-   * bounds the score, so stop once no remaining candidate can beat the best one found.
+   * The best acceptable candidate (the lowest `choiceCost`), written to `bestWin`/`bestTeam`: smallest
+   * spread first; the cost is at least the spread, so stop once no remaining candidate can beat the
+   * best one found.
    */
   private chooseBest(a: number): { score: number; length: number } {
     const {
@@ -535,6 +591,7 @@ class GeneralSearch {
     } = this;
     const { teams, perTeam, tolerance } = this.settings;
     let bestScore = -1;
+    let bestCost = Number.POSITIVE_INFINITY;
     let bestLength = 0;
     let seen = 0;
     for (;;) {
@@ -544,8 +601,32 @@ class GeneralSearch {
       }
       if (pick < 0) break;
       candidateDone[pick] = 1;
+      if (choiceCostFloor(candidateSpread[pick]!, tolerance, this.nearWindows) >= bestCost) break;
+      if (this.candidateNear[pick] === 1) {
+        const left = this.candidateLeft[pick]!;
+        const length = this.contiguousWindow(a, this.candidateBit[pick]!, left, this.candidateRight[pick]!);
+        this.near.full.set(win.subarray(0, length));
+        const cost = this.near.evaluate(
+          this.matchSize,
+          left,
+          this.anchorRequired,
+          this.pSum,
+          this.pOldest,
+          candidateSpread[pick]!,
+          this.settings,
+          this.balancer,
+          bestCost,
+          this.bestWin,
+          this.bestTeam,
+        );
+        if (cost < bestCost) {
+          bestCost = cost;
+          bestScore = this.near.score;
+          bestLength = this.matchSize;
+        }
+        continue;
+      }
       const bound = scoreBound(candidateSpread[pick]!, tolerance);
-      if (bound <= bestScore) break;
       let duplicate = false;
       for (let i = 0; i < seen; i++) {
         if (seenHash1[i] === candidateHash1[pick] && seenHash2[i] === candidateHash2[pick]) {
@@ -567,6 +648,7 @@ class GeneralSearch {
               this.candidateRight[pick]!,
             );
       let score = bound;
+      let cost = choiceCostFloor(candidateSpread[pick]!, tolerance, this.nearWindows);
       if (this.needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = this.pSize[win[i]!]!;
@@ -575,20 +657,20 @@ class GeneralSearch {
         const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
         if (imbalance < 0) continue;
         score = matchScore(candidateSpread[pick]!, imbalance, tolerance);
+        cost = choiceCost(candidateSpread[pick]!, imbalance, score, this.nearWindows);
       } else if (teams === 1) {
         winTeam.fill(0, 0, length);
       } else {
         for (let i = 0; i < length; i++) winTeam[i] = i;
       }
-      if (score >= this.candidateRequired[pick]! && score > bestScore) {
+      if (score >= this.candidateRequired[pick]! && cost < bestCost) {
         bestScore = score;
+        bestCost = cost;
         bestLength = length;
         for (let i = 0; i < length; i++) {
           this.bestWin[i] = win[i]!;
           this.bestTeam[i] = winTeam[i]!;
         }
-        // Nothing left can beat a window as good as its spread allows (the rest spread at least as much).
-        if (score === bound) break;
       }
     }
     return { score: bestScore, length: bestLength };

@@ -17,7 +17,17 @@
  */
 import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
-import { matchScore, maxSpreadFor, requiredScore, scoreBound } from "./match-quality.js";
+import {
+  CHOICE_IMBALANCE_WEIGHT,
+  choiceCost,
+  choiceCostFloor,
+  IMBALANCE_WEIGHT,
+  matchScore,
+  maxSpreadFor,
+  requiredScore,
+  scoreBound,
+} from "./match-quality.js";
+import { NearWindows, nearWindowsApply } from "./near-windows.js";
 import type { QueueModel } from "./queue-model.js";
 import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import { EXACT_PARTITION_LIMIT, partitionCount, type TeamBalancer } from "./team-balancing.js";
@@ -49,6 +59,8 @@ export class SinglesScratch {
   cBit = new Int32Array(0);
   cLeft = new Int32Array(0);
   cDone = new Uint8Array(0);
+  /** 1 for a near-contiguous candidate (a window of one more, one inner player to leave out). */
+  cNear = new Uint8Array(0);
   eBit = new Int32Array(0);
   eLeft = new Int32Array(0);
   eSpread = new Float64Array(0);
@@ -58,6 +70,7 @@ export class SinglesScratch {
   winTeam = new Int32Array(0);
   bestWin = new Int32Array(0);
   bestTeam = new Int32Array(0);
+  near = new NearWindows(0);
   readonly cntL = new Int32Array(BITS);
   readonly cntR = new Int32Array(BITS);
   readonly bitsTried = new Int32Array(BITS);
@@ -85,26 +98,31 @@ export class SinglesScratch {
       this.orderCapacity = capacity;
     }
     if (matchSize > this.matchCapacity) {
+      // Up to `matchSize` neighbours per server and side; per server up to `matchSize` contiguous
+      // and `matchSize + 1` near-contiguous candidates.
       const cap = BITS * matchSize;
+      const candidates = BITS * (2 * matchSize + 1);
       const grown = {
         listL: new Int32Array(cap),
         listR: new Int32Array(cap),
         prefixOldL: new Float64Array(matchSize + 1),
         prefixOldR: new Float64Array(matchSize + 1),
-        cSpread: new Float64Array(cap),
-        cRequired: new Float64Array(cap),
-        cBit: new Int32Array(cap),
-        cLeft: new Int32Array(cap),
-        cDone: new Uint8Array(cap),
-        eBit: new Int32Array(cap),
-        eLeft: new Int32Array(cap),
-        eSpread: new Float64Array(cap),
+        cSpread: new Float64Array(candidates),
+        cRequired: new Float64Array(candidates),
+        cBit: new Int32Array(candidates),
+        cLeft: new Int32Array(candidates),
+        cDone: new Uint8Array(candidates),
+        cNear: new Uint8Array(candidates),
+        eBit: new Int32Array(candidates),
+        eLeft: new Int32Array(candidates),
+        eSpread: new Float64Array(candidates),
         win: new Int32Array(matchSize),
         winSize: new Int32Array(matchSize),
         winSum: new Float64Array(matchSize),
         winTeam: new Int32Array(matchSize),
         bestWin: new Int32Array(matchSize),
         bestTeam: new Int32Array(matchSize),
+        near: new NearWindows(matchSize),
       };
       Object.assign(this, grown);
       this.matchCapacity = matchSize;
@@ -117,7 +135,7 @@ export class SinglesScratch {
   }
 }
 
-/** True when the first `l` left and `r` right neighbours of servers `j` and `k` are the same. */
+/** True when the first `l` left and `r` right neighbours of servers `j` and `k` are the same (lists of `stride`). */
 function sameLists(
   listL: Int32Array,
   listR: Int32Array,
@@ -125,10 +143,10 @@ function sameLists(
   k: number,
   l: number,
   r: number,
-  need: number,
+  stride: number,
 ): boolean {
-  const bj = j * need;
-  const bk = k * need;
+  const bj = j * stride;
+  const bk = k * stride;
   for (let i = 0; i < l; i++) if (listL[bj + i] !== listL[bk + i]) return false;
   for (let i = 0; i < r; i++) if (listR[bj + i] !== listR[bk + i]) return false;
   return true;
@@ -157,8 +175,11 @@ export function searchSingles(
   const unitMask = model.unitServerMask!;
   scratch.ensure(model.unitCount, orderLength, matchSize);
   const { pos, links, pMean, pOldest, pMask, listL, listR, prefixOldL, prefixOldR } = scratch;
-  const { cSpread, cRequired, cBit, cLeft, cDone, eBit, eLeft, eSpread } = scratch;
-  const { win, winSize, winSum, winTeam, bestWin, bestTeam, cntL, cntR, bitsTried } = scratch;
+  const { cSpread, cRequired, cBit, cLeft, cDone, cNear, eBit, eLeft, eSpread } = scratch;
+  const { win, winSize, winSum, winTeam, bestWin, bestTeam, cntL, cntR, bitsTried, near } = scratch;
+  // With near-contiguous windows each server keeps one neighbour more per side (`span`).
+  const nearWindows = nearWindowsApply(teams, perTeam);
+  const span = nearWindows ? need + 1 : need;
   const { prev, next, used } = links;
 
   for (let i = 0; i < orderLength; i++) {
@@ -174,7 +195,12 @@ export function searchSingles(
   // sorted ratings and split each pair), at most the spread otherwise; with a small safety margin.
   const imbalanceShare =
     teams === 2 && partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT ? 1 / perTeam : 1;
-  const pruneFactor = needsBalance ? (1 + 4 * imbalanceShare * imbalanceShare) * (1 + 1e-9) : 1 + 1e-9;
+  // In the units of the choice: spread for the linear cost, squared spread for the score.
+  const pruneFactor = !needsBalance
+    ? 1 + 1e-9
+    : nearWindows
+      ? (1 + CHOICE_IMBALANCE_WEIGHT * imbalanceShare) * (1 + 1e-9)
+      : (1 + IMBALANCE_WEIGHT * IMBALANCE_WEIGHT * imbalanceShare * imbalanceShare) * (1 + 1e-9);
   const { keep, scanCap } = neighbourLimits(matchSize);
   const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize), arrays);
 
@@ -197,7 +223,7 @@ export function searchSingles(
       cntR[k] = 0;
     }
 
-    // Nearest free neighbours per server, on each side; stop once every server has `need`.
+    // Nearest free neighbours per server, on each side; stop once every server has `span`.
     let pending = anchorMask;
     let nl = 0;
     for (let u = prev[a]!, steps = 0; u >= 0 && nl < keep && steps < scanCap; u = prev[u]!, steps++) {
@@ -211,9 +237,9 @@ export function searchSingles(
         open ^= low;
         const k = 31 - Math.clz32(low);
         const c = cntL[k]!;
-        listL[k * need + c] = u;
+        listL[k * span + c] = u;
         cntL[k] = c + 1;
-        if (c + 1 === need) pending ^= low;
+        if (c + 1 === span) pending ^= low;
       }
       if (pending === 0) break;
     }
@@ -230,9 +256,9 @@ export function searchSingles(
         open ^= low;
         const k = 31 - Math.clz32(low);
         const c = cntR[k]!;
-        listR[k * need + c] = u;
+        listR[k * span + c] = u;
         cntR[k] = c + 1;
-        if (c + 1 === need) pending ^= low;
+        if (c + 1 === span) pending ^= low;
       }
       if (pending === 0) break;
     }
@@ -251,79 +277,76 @@ export function searchSingles(
       let repeated = false;
       for (let t = 0; t < tried; t++) {
         const j = bitsTried[t]!;
-        if (cntL[j] === cl && cntR[j] === cr && sameLists(listL, listR, j, k, cl, cr, need)) {
+        if (cntL[j] === cl && cntR[j] === cr && sameLists(listL, listR, j, k, cl, cr, span)) {
           repeated = true;
           break;
         }
       }
       if (repeated) continue;
       bitsTried[tried++] = k;
-      const base = k * need;
-      const from = Math.max(need - cr, 0);
-      const to = Math.min(cl, need);
-      if (anchorRequired === 0) {
-        for (let l = from; l <= to; l++) {
-          const r = need - l;
-          const hi = r > 0 ? pMean[listR[base + r - 1]!]! : meanA;
-          const lo = l > 0 ? pMean[listL[base + l - 1]!]! : meanA;
-          cSpread[nc] = hi - lo;
-          cRequired[nc] = 0;
-          cBit[nc] = k;
-          cLeft[nc] = l;
-          cDone[nc] = 0;
-          nc++;
-        }
-      } else {
+      const base = k * span;
+      if (anchorRequired !== 0) {
         prefixOldL[0] = Number.POSITIVE_INFINITY;
-        for (let i = 0; i < to; i++) prefixOldL[i + 1] = Math.min(prefixOldL[i]!, pOldest[listL[base + i]!]!);
+        for (let i = 0; i < cl; i++) prefixOldL[i + 1] = Math.min(prefixOldL[i]!, pOldest[listL[base + i]!]!);
         prefixOldR[0] = Number.POSITIVE_INFINITY;
-        const rTo = need - from;
-        for (let i = 0; i < rTo; i++)
-          prefixOldR[i + 1] = Math.min(prefixOldR[i]!, pOldest[listR[base + i]!]!);
-        for (let l = from; l <= to; l++) {
-          const r = need - l;
+        for (let i = 0; i < cr; i++) prefixOldR[i + 1] = Math.min(prefixOldR[i]!, pOldest[listR[base + i]!]!);
+      }
+      // near = 1: the windows of one player more (near-windows.ts); the requirement kept is the most
+      // lenient any of their subsets can have (their oldest ticket's), each subset is checked
+      // against its own when evaluated.
+      const kinds = nearWindows && cl + cr >= span ? 2 : 1;
+      for (let near = 0; near < kinds; near++) {
+        const size = need + near;
+        for (let l = Math.max(size - cr, 0); l <= Math.min(cl, size); l++) {
+          const r = size - l;
           const hi = r > 0 ? pMean[listR[base + r - 1]!]! : meanA;
           const lo = l > 0 ? pMean[listL[base + l - 1]!]! : meanA;
           const spread = hi - lo;
           let req = anchorRequired;
-          const oldest = Math.min(anchorOld, prefixOldL[l]!, prefixOldR[r]!);
-          if (oldest !== anchorOld) {
-            const wait = Math.max(now - oldest, 0);
-            req = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
+          if (anchorRequired !== 0) {
+            const oldest = Math.min(anchorOld, prefixOldL[l]!, prefixOldR[r]!);
+            if (oldest !== anchorOld) {
+              const wait = Math.max(now - oldest, 0);
+              req = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
+            }
+            if (req === anchorRequired ? spread > maxDistance : scoreBound(spread, tolerance) < req) continue;
           }
-          if (req === anchorRequired ? spread > maxDistance : scoreBound(spread, tolerance) < req) continue;
           cSpread[nc] = spread;
           cRequired[nc] = req;
           cBit[nc] = k;
           cLeft[nc] = l;
           cDone[nc] = 0;
+          cNear[nc] = near;
           nc++;
         }
       }
     }
     if (nc === 0) continue;
     if (anchorRequired === 0 && nc > 1) {
-      // Every candidate is acceptable, so the smallest spread's window scores at least
-      // 1 / (1 + (s/tol)^2 · pruneFactor) (its teams' imbalance is at most s · imbalanceShare);
-      // candidates whose bound cannot beat that are never evaluated, so drop them now.
+      // Every candidate is acceptable, so the smallest spread's window (a contiguous one) is at
+      // least as good as a perfectly balanced window of spread s · pruneFactor (its teams' imbalance
+      // is at most s · imbalanceShare, in the linear cost or in the score's square); candidates
+      // spreading more are never evaluated: drop them now.
       let minSpread = Number.POSITIVE_INFINITY;
       for (let c = 0; c < nc; c++) if (cSpread[c]! < minSpread) minSpread = cSpread[c]!;
-      const limit = minSpread * minSpread * pruneFactor;
+      const limit = nearWindows ? minSpread * pruneFactor : minSpread * minSpread * pruneFactor;
       let kept = 0;
       for (let c = 0; c < nc; c++) {
         const spread = cSpread[c]!;
-        if (spread * spread > limit) continue;
+        if ((nearWindows ? spread : spread * spread) > limit) continue;
         cSpread[kept] = spread;
         cRequired[kept] = 0;
         cBit[kept] = cBit[c]!;
+        cNear[kept] = cNear[c]!;
         cLeft[kept++] = cLeft[c]!;
       }
       nc = kept;
     }
 
-    // Best acceptable candidate: smallest spread first; the spread bounds the score, so stop once
-    // no remaining candidate can beat the best one found.
+    // Best acceptable candidate, the lowest cost (choiceCost): smallest spread first; the cost is at
+    // least the spread, so stop once no remaining candidate can beat the best one found.
     let bestScore = -1;
+    let bestCost = Number.POSITIVE_INFINITY;
     let evaluated = 0;
     for (;;) {
       let pick = -1;
@@ -336,14 +359,40 @@ export function searchSingles(
       }
       if (pick < 0) break;
       cDone[pick] = 1;
-      const bound = scoreBound(pickSpread, tolerance);
-      if (bound <= bestScore) break;
+      if (choiceCostFloor(pickSpread, tolerance, nearWindows) >= bestCost) break;
       const k = cBit[pick]!;
       const l = cLeft[pick]!;
+      if (cNear[pick] === 1) {
+        const base = k * span;
+        const full = near.full;
+        let length = 0;
+        for (let i = l - 1; i >= 0; i--) full[length++] = listL[base + i]!;
+        full[length++] = a;
+        for (let i = 0; i < span - l; i++) full[length++] = listR[base + i]!;
+        const cost = near.evaluate(
+          matchSize,
+          l,
+          anchorRequired,
+          pMean,
+          pOldest,
+          pickSpread,
+          settings,
+          balancer,
+          bestCost,
+          bestWin,
+          bestTeam,
+        );
+        if (cost < bestCost) {
+          bestCost = cost;
+          bestScore = near.score;
+        }
+        continue;
+      }
+      const bound = scoreBound(pickSpread, tolerance);
       const r = need - l;
       let duplicate = false;
       for (let e = 0; e < evaluated; e++) {
-        if (eSpread[e] === pickSpread && eLeft[e] === l && sameLists(listL, listR, eBit[e]!, k, l, r, need)) {
+        if (eSpread[e] === pickSpread && eLeft[e] === l && sameLists(listL, listR, eBit[e]!, k, l, r, span)) {
           duplicate = true;
           break;
         }
@@ -353,12 +402,13 @@ export function searchSingles(
       eLeft[evaluated] = l;
       eBit[evaluated++] = k;
 
-      const base = k * need;
+      const base = k * span;
       let length = 0;
       for (let i = l - 1; i >= 0; i--) win[length++] = listL[base + i]!;
       win[length++] = a;
       for (let i = 0; i < r; i++) win[length++] = listR[base + i]!;
       let score = bound;
+      let cost = choiceCostFloor(pickSpread, tolerance, nearWindows);
       if (needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = 1;
@@ -367,18 +417,19 @@ export function searchSingles(
         const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
         if (imbalance < 0) continue;
         score = matchScore(pickSpread, imbalance, tolerance);
+        cost = choiceCost(pickSpread, imbalance, score, nearWindows);
       } else if (teams === 1) {
         for (let i = 0; i < length; i++) winTeam[i] = 0;
       } else {
         for (let i = 0; i < length; i++) winTeam[i] = i;
       }
-      if (score >= cRequired[pick]! && score > bestScore) {
+      if (score >= cRequired[pick]! && cost < bestCost) {
         bestScore = score;
+        bestCost = cost;
         for (let i = 0; i < length; i++) {
           bestWin[i] = win[i]!;
           bestTeam[i] = winTeam[i]!;
         }
-        if (score === bound) break;
       }
     }
     if (bestScore < 0) continue;

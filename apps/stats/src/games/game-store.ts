@@ -5,9 +5,22 @@ import {
   withGameConfigDefaults,
 } from "@arena/contracts";
 import type { Clock } from "../clock.js";
-import type { Database } from "../db.js";
+import { type Database, type Game, type Queryable, SqlStatement, type Tenant } from "../db.js";
 
 const MAX_KNOWN_GAMES = 100_000;
+
+/**
+ * A game's row, read on every add and every loop tick: prepared and sent on the pool directly
+ * (through Prisma it cost about 0.5 ms of stats' CPU per call under the queue benchmark).
+ */
+const GAME_ROW = new SqlStatement<
+  [Tenant, Game],
+  { game_id: string; mode: string; config: unknown; created_at: Date; updated_at: Date }
+>(
+  "game_get",
+  `SELECT game_id, mode, config, created_at, updated_at FROM games WHERE tenant_id = $1 AND game_id = $2`,
+  { prepared: true },
+);
 
 type StoredConfig = ReturnType<typeof withGameConfigDefaults>;
 
@@ -19,6 +32,8 @@ export class GameStore {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** Where the hot read runs (the pool `db` runs on); Prisma when not given. */
+    private readonly pool?: Queryable,
   ) {}
 
   /** Creates or replaces a game's config (PUT semantics: omitted options fall back to defaults). */
@@ -54,6 +69,18 @@ export class GameStore {
   }
 
   async get(tenantId: string, gameId: string): Promise<GameConfig | undefined> {
+    if (this.pool) {
+      const row = (await GAME_ROW.run(this.pool, tenantId, gameId)).rows[0];
+      return row
+        ? toGameConfig({
+            gameId: row.game_id,
+            mode: row.mode,
+            config: row.config,
+            createdAt: row.created_at,
+            updatedAt: row.updated_at,
+          })
+        : undefined;
+    }
     const row = await this.db.game.findUnique({ where: { tenantId_gameId: { tenantId, gameId } } });
     return row ? toGameConfig(row) : undefined;
   }

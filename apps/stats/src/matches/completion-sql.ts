@@ -1,4 +1,4 @@
-import { PreparedStatement, type SqlClient, sqlInteger } from "../db.js";
+import { PreparedStatement, sqlInteger, sqlLiteral } from "../db.js";
 
 /**
  * A match completion's SQL: four statements, prepared once per connection (see
@@ -171,22 +171,21 @@ export interface CompletionLiterals {
 }
 
 export function completionLiterals(
-  tx: SqlClient,
   c: { tenantId: string; gameId: string; matchId: string; season: number; now: Date },
   playerIds: readonly string[],
 ): CompletionLiterals {
-  const lit = (value: string) => tx.escapeLiteral(value);
+  const lit = sqlLiteral;
   return {
     tenant: lit(c.tenantId),
     game: lit(c.gameId),
     match: lit(c.matchId),
     season: sqlInteger(c.season),
     now: lit(c.now.toISOString()),
-    ids: textArrayLiteral(tx, playerIds),
+    ids: textArrayLiteral(playerIds),
   };
 }
 
 /** Strings as one SQL text[] literal, each escaped. */
-export function textArrayLiteral(tx: SqlClient, values: readonly string[]): string {
-  return `ARRAY[${values.map((v) => tx.escapeLiteral(v)).join(",")}]::text[]`;
+export function textArrayLiteral(values: readonly string[]): string {
+  return `ARRAY[${values.map((v) => sqlLiteral(v)).join(",")}]::text[]`;
 }

@@ -55,14 +55,20 @@ export const UNCLAIM = new SqlStatement<[Tenant, MatchId[]]>(
     WHERE tenant_id = $1 AND match_id = ANY($2::text[]) AND state = 'matched'`,
 );
 
-/** `$4`-`$6`: ids, servers and scores of the new matches; `$7`: seconds to confirm; `$8`: status. */
+/**
+ * `$4`-`$6`: ids, servers and scores of the new matches; `$7`: seconds to confirm; `$8`: per match,
+ * the connection its push goes to (`delivered`, recorded with the row), or null (`suggested`: for a
+ * REST fetch or a later offer).
+ */
 export const INSERT_MATCHES = new SqlStatement<
-  [Tenant, Game, Date, MatchId[], string[], number[], number, "suggested" | "delivered"]
+  [Tenant, Game, Date, MatchId[], string[], number[], number, (string | null)[]]
 >(
   "lifecycle_insert_matches",
-  `INSERT INTO matches (tenant_id, match_id, game_id, status, server, match_score, created_at, updated_at, confirm_by)
-   SELECT $1, m.id, $2, $8::"MatchStatus", m.server, m.score, $3, $3, $3::timestamptz + make_interval(secs => $7)
-     FROM unnest($4::text[], $5::text[], $6::float8[]) AS m(id, server, score)`,
+  `INSERT INTO matches (tenant_id, match_id, game_id, status, server, match_score, created_at, updated_at, confirm_by, pushed_to)
+   SELECT $1, m.id, $2, CASE WHEN m.pushed_to IS NULL THEN 'suggested' ELSE 'delivered' END::"MatchStatus",
+          m.server, m.score, $3, $3, $3::timestamptz + make_interval(secs => $7), m.pushed_to
+     FROM unnest($4::text[], $5::text[], $6::float8[], $8::text[]) AS m(id, server, score, pushed_to)`,
+  { prepared: true },
 );
 
 /** `$2`: the roster rows as one JSON array (`ClaimedRow` and `team`). */
@@ -92,6 +98,7 @@ export const PICK_SUGGESTED = new SqlStatement<
           acked_at = CASE WHEN $5::boolean THEN coalesce(m.acked_at, $3) ELSE m.acked_at END
      FROM picked WHERE m.tenant_id = $1 AND m.match_id = picked.match_id
    RETURNING m.match_id, picked.created_at`,
+  { prepared: true },
 );
 
 /** Records the first acknowledgement of a match; idempotent. */
@@ -102,16 +109,23 @@ export const ACKNOWLEDGE = new SqlStatement<[Tenant, Game, MatchId, Date]>(
 );
 
 /**
- * The common confirmation in one statement (one round trip instead of five): the match is in a
- * status the state machine confirms from (`$5`); its players leave the queue with it. Prepared:
- * game servers confirm every match they play.
+ * The common confirmation in one statement, for a batch of the tenant's matches at once (`$2`,
+ * each of the game `$3` at the same index): each match in a status the state machine confirms from
+ * (`$5`) is confirmed and its players leave the queue with it. Answers the matches confirmed; the
+ * others (unknown, another game's, already confirmed, refused) are decided one by one on the locked
+ * row. Prepared: game servers confirm every match they play.
  */
-export const CONFIRM_OPEN = new SqlStatement<[Tenant, MatchId, Game, Date, readonly MatchStatus[]]>(
-  "match_confirm",
+export const CONFIRM_OPEN = new SqlStatement<
+  [Tenant, MatchId[], Game[], Date, readonly MatchStatus[]],
+  { match_id: string }
+>(
+  "match_confirm_batch",
   `WITH confirmed AS (
-     UPDATE matches SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(acked_at, $4), updated_at = $4
-      WHERE tenant_id = $1 AND match_id = $2 AND game_id = $3 AND status = ANY($5::"MatchStatus"[])
-     RETURNING match_id),
+     UPDATE matches m SET status = 'confirmed', confirm_by = NULL, acked_at = coalesce(m.acked_at, $4), updated_at = $4
+       FROM unnest($2::text[], $3::text[]) AS w(match_id, game_id)
+      WHERE m.tenant_id = $1 AND m.match_id = ANY($2::text[]) AND m.match_id = w.match_id
+        AND m.game_id = w.game_id AND m.status = ANY($5::"MatchStatus"[])
+     RETURNING m.match_id),
    left_queue AS (
      DELETE FROM queue_players q USING confirmed c WHERE q.tenant_id = $1 AND q.match_id = c.match_id)
    SELECT match_id FROM confirmed`,

@@ -1,7 +1,14 @@
 import type { CompleteMatchRequest, CompleteMatchResponse, PlayerResult } from "@arena/contracts";
 import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
-import { isRetryable, prepare, type SqlClient, type SqlPool, TRANSACTION_ATTEMPTS } from "../db.js";
+import {
+  isRetryable,
+  prepare,
+  type SqlClient,
+  type SqlPool,
+  sqlLiteral,
+  TRANSACTION_ATTEMPTS,
+} from "../db.js";
 import type { BoardEntry, BoardRef, LeaderboardStore } from "../leaderboards/leaderboard-store.js";
 import { displayRating, displayUncertainty } from "../ratings/display-scale.js";
 import { DEFAULT_RATING, type Rating } from "../ratings/rating-model.js";
@@ -105,9 +112,19 @@ interface CompletionContext {
   now: Date;
 }
 
-type TxResult =
-  | { kind: "replayed"; answer: CompleteMatchResponse }
-  | { kind: "committed"; answer: CompleteMatchResponse; entries: BoardEntry[]; outboxId: string };
+type Committed = {
+  kind: "committed";
+  answer: CompleteMatchResponse;
+  entries: BoardEntry[];
+  outboxId: string;
+};
+type TxResult = { kind: "replayed"; answer: CompleteMatchResponse } | Committed;
+
+/** A batch's transaction: the completions it committed (answered once published), and a failure. */
+interface BatchOutcome {
+  committed: ReadonlyArray<readonly [Job, Committed]>;
+  failed?: Failed;
+}
 
 /** A job's fate once its match row is read under lock. */
 type Verdict =
@@ -191,9 +208,6 @@ export class MatchCompletion {
         settle: (r) => (r.kind === "failed" ? reject(r.error) : resolve(r)),
       }),
     );
-    if (result.kind === "committed") {
-      await this.publish({ tenantId, gameId, season: season.number }, result.entries, result.outboxId);
-    }
     this.deps.metrics?.completed(
       result.kind === "replayed" ? "replayed" : "completed",
       Number(process.hrtime.bigint() - started) / 1e9,
@@ -201,13 +215,31 @@ export class MatchCompletion {
     return { answer: result.answer, replayed: result.kind === "replayed" };
   }
 
-  /** Sends committed entries to the leaderboard; the outbox row goes once Redis has them. */
-  private async publish(ref: BoardRef, entries: BoardEntry[], outboxId: string): Promise<void> {
-    try {
-      await this.deps.leaderboards.write(ref, entries);
-      this.deps.outbox.acknowledge(outboxId);
-    } catch (err) {
-      this.deps.logger.warn({ err, outboxId }, "leaderboard write deferred to the outbox");
+  /**
+   * Sends a batch's committed entries to the leaderboard, one write per board (a batch's players
+   * are distinct, so its entries never race each other); each outbox row goes once Redis has its
+   * entries. A failed write is logged: the outbox worker applies it later.
+   */
+  private async publish(committed: ReadonlyArray<readonly [Job, Committed]>): Promise<void> {
+    const boards = new Map<string, { ref: BoardRef; entries: BoardEntry[]; outboxIds: string[] }>();
+    for (const [job, result] of committed) {
+      const { tenantId, gameId, season } = job.context;
+      const key = `${tenantId}\u0000${gameId}\u0000${season}`;
+      let board = boards.get(key);
+      if (!board) {
+        board = { ref: { tenantId, gameId, season }, entries: [], outboxIds: [] };
+        boards.set(key, board);
+      }
+      board.entries.push(...result.entries);
+      board.outboxIds.push(result.outboxId);
+    }
+    for (const { ref, entries, outboxIds } of boards.values()) {
+      try {
+        await this.deps.leaderboards.write(ref, entries);
+        for (const id of outboxIds) this.deps.outbox.acknowledge(id);
+      } catch (err) {
+        this.deps.logger.warn({ err, outboxIds }, "leaderboard write deferred to the outbox");
+      }
     }
   }
 
@@ -217,17 +249,21 @@ export class MatchCompletion {
    * a completion alone that PostgreSQL chose as a deadlock victim runs again (three times at most).
    */
   private async runBatch(jobs: Job[], attempt = 1): Promise<void> {
-    let failed: Failed | undefined;
+    let outcome: BatchOutcome;
     try {
       const client = await this.deps.pool.connect();
       try {
-        failed = await this.transaction(client, jobs);
+        outcome = await this.transaction(client, jobs);
       } finally {
         client.release();
       }
     } catch (error) {
-      failed = { jobs, error };
+      outcome = { committed: [], failed: { jobs, error } };
     }
+    // The leaderboard is written once the connection is back in the pool, before the answers.
+    if (outcome.committed.length > 0) await this.publish(outcome.committed);
+    for (const [job, result] of outcome.committed) job.settle(result);
+    const { failed } = outcome;
     if (failed === undefined) return;
     if (failed.jobs.length > 1) {
       for (const job of failed.jobs) await this.runBatch([job]);
@@ -239,10 +275,11 @@ export class MatchCompletion {
   }
 
   /**
-   * The batch's transaction on `tx`. Settles every job, or answers those left unsettled by a
-   * failed statement, with its error (the transaction rolled back).
+   * The batch's transaction on `tx`. Settles the refused and replayed jobs; answers the committed
+   * ones (settled by `runBatch` once published), or those left unsettled by a failed statement,
+   * with its error (the transaction rolled back).
    */
-  private async transaction(tx: SqlClient, batch: Job[]): Promise<Failed | undefined> {
+  private async transaction(tx: SqlClient, batch: Job[]): Promise<BatchOutcome> {
     let jobs = [...batch].sort((a, b) =>
       compareKeys(a.context.tenantId, a.context.matchId, b.context.tenantId, b.context.matchId),
     );
@@ -269,21 +306,22 @@ export class MatchCompletion {
       jobs = going.map((i) => all[i]!);
       if (jobs.length === 0) {
         await tx.query("ROLLBACK");
-        return undefined;
+        return { committed: [] };
       }
       const rated = await Promise.all(going.map((i) => this.rate(all[i]!, read, i)));
       const writes = rated.map((r, k) => this.writeStatement(tx, read.literals[going[k]!]!, jobs[k]!, r));
       const written = (await tx.query(`${writes.join(";\n")}; COMMIT`)) as unknown as Array<{
         rows: Array<{ id: string }>;
       }>;
-      jobs.forEach((job, k) => {
-        const { answer, entries } = rated[k]!;
-        job.settle({ kind: "committed", answer, entries, outboxId: written[k]!.rows[0]!.id });
-      });
-      return undefined;
+      return {
+        committed: jobs.map((job, k) => {
+          const { answer, entries } = rated[k]!;
+          return [job, { kind: "committed", answer, entries, outboxId: written[k]!.rows[0]!.id }] as const;
+        }),
+      };
     } catch (error) {
       await tx.query("ROLLBACK").catch(() => {});
-      return { jobs, error };
+      return { committed: [], failed: { jobs, error } };
     }
   }
 
@@ -297,7 +335,7 @@ export class MatchCompletion {
    */
   private async open(tx: SqlClient, jobs: Job[]): Promise<BatchRead> {
     await prepare(tx, COMPLETION_STATEMENTS);
-    const literals = jobs.map((job) => completionLiterals(tx, job.context, job.players));
+    const literals = jobs.map((job) => completionLiterals(job.context, job.players));
     const tenants = new Map<string, LockJob[]>();
     for (const job of jobs) {
       const lockJobs = tenants.get(job.context.tenantId) ?? [];
@@ -305,13 +343,13 @@ export class MatchCompletion {
       lockJobs.push(lockJob(job.context));
     }
     const tenantIds = [...tenants.keys()].sort();
-    const now = tx.escapeLiteral(this.deps.clock.now().toISOString());
+    const now = sqlLiteral(this.deps.clock.now().toISOString());
     const statements = [
       "BEGIN",
       "SET LOCAL plan_cache_mode = force_generic_plan",
       ...literals.map((sql) => OPEN_MATCH.sqlFor(tx, sql.tenant, sql.match)),
       ...tenantIds.map((t) =>
-        LOCK_PLAYERS.sqlFor(tx, tx.escapeLiteral(t), now, tx.escapeLiteral(JSON.stringify(tenants.get(t)))),
+        LOCK_PLAYERS.sqlFor(tx, sqlLiteral(t), now, sqlLiteral(JSON.stringify(tenants.get(t)))),
       ),
       ...literals.map((sql) =>
         STARTING_POINTS.sqlFor(tx, sql.tenant, sql.game, sql.season, sql.ids, sql.match),
@@ -448,7 +486,7 @@ export class MatchCompletion {
       sigma_before: x.before.sigma,
       points_before: x.pointsBefore,
     }));
-    const lit = (value: string) => tx.escapeLiteral(value);
+    const lit = (value: string) => sqlLiteral(value);
     return WRITE_RESULT.sqlFor(
       tx,
       lit(JSON.stringify(rows)),

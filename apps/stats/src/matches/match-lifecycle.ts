@@ -10,10 +10,12 @@ import { AppError, type Logger } from "@arena/service-kit";
 import type { Clock } from "../clock.js";
 import { inTransaction, type Queryable, type SqlClient, type SqlPool } from "../db.js";
 import type { Pusher, PushTarget } from "../push/pusher.js";
+import { Batches } from "./batches.js";
 import {
   ACKNOWLEDGE,
   CANCEL_BACKFILLS,
   CLAIM_WAITING,
+  type ClaimedRow,
   CONFIRM_LOCKED,
   CONFIRM_OPEN,
   DELETE_FROM_QUEUE,
@@ -54,11 +56,25 @@ const CONFIRMABLE = appliesFrom("confirm");
 /** A sweep fails at most this many timed-out suggestions of a game per tick. */
 const MAX_TIMED_OUT_PER_SWEEP = 1000;
 
+/** Confirmation statements running at once, and confirmations one statement carries at most. */
+const MAX_CONCURRENT_CONFIRMS = 2;
+const MAX_CONFIRM_BATCH = 64;
+
+/** A confirmation waiting for its statement: settled true when that statement confirmed it. */
+interface ConfirmJob {
+  tenantId: string;
+  gameId: string;
+  matchId: string;
+  settle(confirmed: boolean | { error: unknown }): void;
+}
+
 export interface LifecycleMetrics {
   matchesFormed(gameId: string, count: number): void;
   suggestionsDropped(gameId: string, count: number): void;
   timedOut(gameId: string, count: number): void;
   pushed(kind: "offered" | "unclaimed", count: number): void;
+  /** A confirmation statement of `size` confirmations started. */
+  confirmBatch?(size: number): void;
 }
 
 export interface PlayerUpdateLists {
@@ -92,14 +108,37 @@ export class MatchLifecycle {
   ) {}
 
   /**
+   * Confirmations grouped as completions are (`Batches`): while two statements run, those that
+   * arrive wait, and the next statement confirms up to 64 matches of one tenant at once: one round
+   * trip and one commit for all of them instead of one each.
+   */
+  private readonly confirms = new Batches<ConfirmJob>({
+    maxConcurrent: MAX_CONCURRENT_CONFIRMS,
+    maxSize: MAX_CONFIRM_BATCH,
+    fits: (batch, job) =>
+      batch[0]!.tenantId === job.tenantId && batch.every((other) => other.matchId !== job.matchId),
+    run: (batch) => this.confirmBatch(batch),
+    started: (size) => this.deps.metrics?.confirmBatch?.(size),
+  });
+
+  /** Confirmations waiting for a statement. */
+  get confirmationsWaiting(): number {
+    return this.confirms.backlog;
+  }
+
+  /**
    * Stores the matchmaker's suggestions for one game in one transaction. A suggestion any of
    * whose players is no longer waiting (removed, expired, or matched by another loop) is dropped
-   * and its other players stay waiting. Answers the stored matches, which are then offered to
-   * the game's WebSocket subscribers.
+   * and its other players stay waiting. Answers the stored matches, which are then pushed to the
+   * game's WebSocket subscribers.
    *
-   * When the game has subscribers, the matches are stored already set aside for them
-   * (`delivered`, pushed to nobody yet), so a REST fetch in the instant between the commit and the
-   * push cannot take them; the ones no connection takes go back to `suggested` right after.
+   * When the game has subscribers, a connection is chosen for each suggestion before the
+   * transaction, and each match is stored already `delivered` to it (`pushed_to`), so a REST fetch
+   * can never take it and the choice needs no second write; the pushes go out after the commit. A
+   * suggestion no connection can take is stored `suggested` (fetchable, offered again next tick).
+   * What a tick has in hand (the suggestions, the claimed queue rows) makes the answer: nothing is
+   * read back. A choice made for a suggestion that is then dropped counts against its connection's
+   * push rate limit without a push (rare: a player left between the loop's read and its store).
    */
   async storeSuggestions(
     tenantId: string,
@@ -108,73 +147,79 @@ export class MatchLifecycle {
     confirmationTimeoutSeconds: number,
   ): Promise<DeliveredMatch[]> {
     if (suggestions.length === 0) return [];
+    const { pusher, logger, metrics } = this.deps;
     const now = this.deps.clock.now();
     const playerIds: string[] = [];
-    const matchOf: string[] = [];
-    const teamOf: number[] = [];
+    const matchOf: Record<string, string> = {};
     for (const s of suggestions) {
-      for (const [t, team] of s.teams.entries()) {
+      for (const team of s.teams) {
         for (const ticket of team.tickets) {
           playerIds.push(ticket.ticketId);
-          matchOf.push(s.id);
-          teamOf.push(t);
+          matchOf[ticket.ticketId] = s.id;
         }
       }
     }
-    const forPush = await this.deps.pusher.hasSubscribers(tenantId, gameId).catch(() => false);
-    const stored = await inTransaction(this.deps.pool, async (tx) => {
-      const claimed = await CLAIM_WAITING.run(
-        tx,
-        tenantId,
-        gameId,
-        playerIds,
-        JSON.stringify(Object.fromEntries(playerIds.map((p, i) => [p, matchOf[i]]))),
-        now,
-      );
-      const claimedPerMatch = new Map<string, number>();
-      for (const row of claimed.rows)
-        claimedPerMatch.set(row.match_id, (claimedPerMatch.get(row.match_id) ?? 0) + 1);
-      const complete = suggestions.filter(
-        (s) => claimedPerMatch.get(s.id) === s.teams.reduce((n, t) => n + t.tickets.length, 0),
-      );
-      const completeSet = new Set(complete.map((s) => s.id));
-      const incomplete = suggestions.filter((s) => !completeSet.has(s.id)).map((s) => s.id);
-      if (incomplete.length > 0) {
-        await UNCLAIM.run(tx, tenantId, incomplete);
+    let targets: Array<PushTarget | null> = suggestions.map(() => null);
+    if (await pusher.hasSubscribers(tenantId, gameId).catch(() => false)) {
+      try {
+        targets = await pusher.choose(tenantId, gameId, suggestions.length);
+      } catch (err) {
+        logger.warn(
+          { err, gameId, count: suggestions.length },
+          "no push chosen; the suggestions stay fetchable",
+        );
       }
+    }
+    const stored = await inTransaction(this.deps.pool, async (tx) => {
+      const claimed = await CLAIM_WAITING.run(tx, tenantId, gameId, playerIds, JSON.stringify(matchOf), now);
+      const byPlayer = new Map(claimed.rows.map((r) => [r.player_id, r]));
+      const complete: number[] = [];
+      const incomplete: string[] = [];
+      suggestions.forEach((s, i) => {
+        const all = s.teams.every((t) => t.tickets.every((ticket) => byPlayer.has(ticket.ticketId)));
+        if (all) complete.push(i);
+        else incomplete.push(s.id);
+      });
+      if (incomplete.length > 0) await UNCLAIM.run(tx, tenantId, incomplete);
       if (complete.length === 0) return [];
-      const ids = complete.map((s) => s.id);
       await INSERT_MATCHES.run(
         tx,
         tenantId,
         gameId,
         now,
-        ids,
-        complete.map((s) => s.server),
-        complete.map((s) => s.matchScore),
+        complete.map((i) => suggestions[i]!.id),
+        complete.map((i) => suggestions[i]!.server),
+        complete.map((i) => suggestions[i]!.matchScore),
         confirmationTimeoutSeconds,
-        forPush ? "delivered" : "suggested",
+        complete.map((i) => targets[i]?.connectionId ?? null),
       );
-      const teamOfPlayer = new Map(playerIds.map((p, i) => [p, teamOf[i]!]));
-      const roster = claimed.rows
-        .filter((r) => completeSet.has(r.match_id))
-        .map((r) => ({ ...r, team: teamOfPlayer.get(r.player_id)! }));
+      const roster = complete.flatMap((i) =>
+        suggestions[i]!.teams.flatMap((team, t) =>
+          team.tickets.map((ticket) => ({ ...byPlayer.get(ticket.ticketId)!, team: t })),
+        ),
+      );
       await INSERT_ROSTER.run(tx, tenantId, JSON.stringify(roster));
-      return this.delivered(tx, tenantId, ids);
+      return complete.map((i) => ({ index: i, match: deliveredShape(suggestions[i]!, byPlayer) }));
     });
-    this.deps.metrics?.matchesFormed(gameId, stored.length);
-    this.deps.metrics?.suggestionsDropped(gameId, suggestions.length - stored.length);
-    if (forPush) await this.push(tenantId, gameId, stored);
-    return stored;
+    metrics?.matchesFormed(gameId, stored.length);
+    metrics?.suggestionsDropped(gameId, suggestions.length - stored.length);
+    const pushes = stored.flatMap(({ index, match }) => {
+      const target = targets[index];
+      return target ? [{ target, match }] : [];
+    });
+    if (stored.length > pushes.length) metrics?.pushed("unclaimed", stored.length - pushes.length);
+    await this.send(tenantId, gameId, pushes);
+    return stored.map((s) => s.match);
   }
 
   /** `POST /games/{gameId}/matches`: the undelivered suggestions, now delivered (and acknowledged). */
   async fetchUndelivered(tenantId: string, gameId: string): Promise<DeliveredMatch[]> {
+    // The pick is one statement (atomic alone), and most polls find nothing: no transaction, one
+    // round trip. What was picked is then read as it is (a backfill may have changed a roster since,
+    // as it may after any delivery).
     const now = this.deps.clock.now();
-    return inTransaction(this.deps.pool, async (tx) => {
-      const picked = await PICK_SUGGESTED.run(tx, tenantId, gameId, now, MAX_FETCHED_MATCHES, true);
-      return this.delivered(tx, tenantId, oldestFirst(picked.rows));
-    });
+    const picked = await PICK_SUGGESTED.run(this.deps.pool, tenantId, gameId, now, MAX_FETCHED_MATCHES, true);
+    return this.delivered(this.deps.pool, tenantId, oldestFirst(picked.rows));
   }
 
   /** `GET /games/{gameId}/matches/{matchId}`. */
@@ -210,10 +255,18 @@ export class MatchLifecycle {
       await this.fail(tenantId, gameId, matchId, lists);
       return;
     }
+    // The common case in one statement shared with the confirmations arriving meanwhile; the rest
+    // is decided on the locked row below.
+    const fast = await new Promise<boolean>((resolve, reject) =>
+      this.confirms.submit({
+        tenantId,
+        gameId,
+        matchId,
+        settle: (r) => (typeof r === "boolean" ? resolve(r) : reject(r.error)),
+      }),
+    );
+    if (fast) return;
     const now = this.deps.clock.now();
-    // The common case in one statement; the rest is decided on the locked row below.
-    const fast = await CONFIRM_OPEN.run(this.deps.pool, tenantId, matchId, gameId, now, CONFIRMABLE);
-    if (fast.rowCount === 1) return;
     // Otherwise: not found, already confirmed (a repeat), or refused, decided on the locked row.
     await inTransaction(this.deps.pool, async (tx) => {
       const match = await this.matchRow(tx, tenantId, gameId, matchId, true);
@@ -223,6 +276,30 @@ export class MatchLifecycle {
       await CONFIRM_LOCKED.run(tx, tenantId, matchId, now);
       await LEAVE_QUEUE.run(tx, tenantId, matchId);
     });
+  }
+
+  /**
+   * One statement for a batch of confirmations (one tenant, distinct matches); settles each job
+   * and never rejects. If it fails (a deadlock with another batch or a time-out sweep locking the
+   * same matches in another order), each confirmation runs again alone, so one cannot fail another.
+   */
+  private async confirmBatch(batch: readonly ConfirmJob[]): Promise<void> {
+    const { tenantId } = batch[0]!;
+    try {
+      const res = await CONFIRM_OPEN.run(
+        this.deps.pool,
+        tenantId,
+        batch.map((j) => j.matchId),
+        batch.map((j) => j.gameId),
+        this.deps.clock.now(),
+        CONFIRMABLE,
+      );
+      const confirmed = new Set(res.rows.map((r) => r.match_id));
+      for (const job of batch) job.settle(confirmed.has(job.matchId));
+    } catch (error) {
+      if (batch.length === 1) batch[0]!.settle({ error });
+      else for (const job of batch) await this.confirmBatch([job]);
+    }
   }
 
   /**
@@ -396,6 +473,17 @@ export class MatchLifecycle {
       pushed.map((p) => p.match.id),
       JSON.stringify(Object.fromEntries(pushed.map((p) => [p.match.id, p.target.connectionId]))),
     );
+    await this.send(tenantId, gameId, pushed);
+  }
+
+  /** Sends pushes whose connections are recorded; a failure is logged (see `push`). */
+  private async send(
+    tenantId: string,
+    gameId: string,
+    pushed: ReadonlyArray<{ target: PushTarget; match: DeliveredMatch }>,
+  ): Promise<void> {
+    if (pushed.length === 0) return;
+    const { pusher, logger, metrics } = this.deps;
     try {
       await pusher.send(
         tenantId,
@@ -468,6 +556,33 @@ export class MatchLifecycle {
     });
   }
 }
+
+/**
+ * A stored suggestion as delivered, from the queue rows its transaction claimed: each team's
+ * players in the order `delivered` reads them (join time, then id).
+ */
+function deliveredShape(s: MatchSuggestion, claimed: ReadonlyMap<string, ClaimedRow>): DeliveredMatch {
+  return {
+    id: s.id,
+    uuid: s.id,
+    server: s.server,
+    matchScore: s.matchScore,
+    teams: s.teams
+      .map((team) =>
+        team.tickets
+          .map((ticket) => claimed.get(ticket.ticketId)!)
+          .sort(
+            (a, b) => a.joined_at.getTime() - b.joined_at.getTime() || compareText(a.player_id, b.player_id),
+          )
+          .map((r) => ({ playerId: r.player_id, reference: r.reference })),
+      )
+      .filter((players) => players.length > 0)
+      .map((players) => ({ players })),
+  };
+}
+
+/** Ids in code point order: the order `delivered` reads them in under a C or C.UTF-8 collation. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Picked suggestions in the order they were made (an UPDATE's RETURNING keeps none). */
 function oldestFirst(rows: Array<{ match_id: string; created_at: Date }>): string[] {

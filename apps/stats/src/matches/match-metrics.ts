@@ -25,6 +25,12 @@ export function matchMetrics(waiting: () => number) {
     buckets: [1, 2, 4, 8, 16, 32],
     registers: [],
   });
+  const confirmBatch = new Histogram({
+    name: "stats_match_confirmation_batch_size",
+    help: "Confirmations per PostgreSQL statement (confirmations that arrive together share one)",
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [],
+  });
   const completionsWaiting = new Gauge({
     name: "stats_match_completions_waiting",
     help: "Match completions waiting for a transaction (COMPLETION_TRANSACTIONS are all running)",
@@ -65,12 +71,14 @@ export function matchMetrics(waiting: () => number) {
     suggestionsDropped: (game, n) => dropped.inc({ game }, n),
     timedOut: (game, n) => timedOut.inc({ game }, n),
     pushed: (outcome, count) => pushes.inc({ outcome }, count),
+    confirmBatch: (size) => confirmBatch.observe(size),
   };
   return {
     all: [
       completions,
       completionSeconds,
       completionBatch,
+      confirmBatch,
       completionsWaiting,
       formed,
       dropped,

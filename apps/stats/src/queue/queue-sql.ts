@@ -39,6 +39,7 @@ export const INSERT_SUBMISSION = new SqlStatement<
   `INSERT INTO queue_players (tenant_id, player_id, game_id, party_name, reference, servers, joined_at, updated_at)
    SELECT $1, e.id, $2, $3, e.ref, CASE WHEN e.servers = '' THEN '{}'::text[] ELSE string_to_array(e.servers, E'\\x1f') END, $6, $6
      FROM unnest($4::text[], $5::text[], $7::text[]) AS e(id, ref, servers)`,
+  { prepared: true },
 );
 
 /** Which of these players hold a queue row (waiting, or in an unconfirmed match). */

@@ -49,6 +49,10 @@ export class SeasonStore {
    * `cacheMs`.
    */
   private readonly cache = new Map<string, { row: SeasonRow; until: number }>();
+  /** Reads in flight per tenant: requests that miss the cache together share one read. */
+  private readonly reading = new Map<string, Promise<SeasonRow>>();
+  /** Bumped when this replica changes a tenant's seasons: a read begun before is not cached. */
+  private generation = 0;
 
   constructor(
     private readonly db: Database,
@@ -66,10 +70,28 @@ export class SeasonStore {
     if (cached && cached.until > now.getTime()) {
       return cached.row;
     }
-    const row = await this.readCurrent(tenantId, now);
-    if (this.cache.size >= MAX_CACHED_TENANTS) this.cache.clear();
-    this.cache.set(tenantId, { row, until: now.getTime() + this.cacheMs });
-    return row;
+    const inFlight = this.reading.get(tenantId);
+    if (inFlight) return inFlight;
+    const generation = this.generation;
+    const read = this.readCurrent(tenantId, now).then((row) => {
+      if (generation !== this.generation) return row;
+      if (this.cache.size >= MAX_CACHED_TENANTS) this.cache.clear();
+      this.cache.set(tenantId, { row, until: now.getTime() + this.cacheMs });
+      return row;
+    });
+    this.reading.set(tenantId, read);
+    try {
+      return await read;
+    } finally {
+      this.reading.delete(tenantId);
+    }
+  }
+
+  /** This replica changed the tenant's seasons: its current season is read again. */
+  private forget(tenantId: string): void {
+    this.generation++;
+    this.cache.delete(tenantId);
+    this.reading.delete(tenantId);
   }
 
   private async readCurrent(tenantId: string, now: Date): Promise<SeasonRow> {
@@ -152,7 +174,7 @@ export class SeasonStore {
       const inserted = await INSERT_SEASON.run(tx, tenantId, next, startsAt, request.ratingCarryOver, byGame);
       return fromSql(inserted.rows[0]!);
     });
-    this.cache.delete(tenantId);
+    this.forget(tenantId);
     const current = row.startsAt <= now ? row.number : row.number - 1;
     return toSeason(row, undefined, current, now);
   }
@@ -181,7 +203,7 @@ export class SeasonStore {
       }
       await DELETE_SCHEDULED.run(tx, tenantId, number, now);
     });
-    this.cache.delete(tenantId);
+    this.forget(tenantId);
   }
 
   /**

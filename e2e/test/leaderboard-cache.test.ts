@@ -1,0 +1,155 @@
+import { promtoolCheckMetrics } from "@arena/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { newTenant } from "../src/clients.js";
+import { type AppProcess, type Platform, PlatformLaunch } from "../src/platform.js";
+
+/**
+ * The gateway's leaderboard read cache against the real stats, Redis and PostgreSQL: stats and two
+ * gateway replicas (A and B) on the same databases. A board change is a season started (the
+ * answer's `season` moves on), through A, through B, or directly in stats.
+ */
+const CACHE_MS = 1500;
+let launch: PlatformLaunch;
+let stats: AppProcess;
+let a: AppProcess;
+let b: AppProcess;
+
+beforeAll(async () => {
+  launch = new PlatformLaunch({});
+  try {
+    await launch.database("stats");
+    stats = await launch.start("stats");
+    await launch.database("gateway");
+    a = await launch.start("gateway", { LEADERBOARD_CACHE_MS: String(CACHE_MS) });
+    b = await launch.startReplica(a, {});
+  } catch (err) {
+    await launch.abort();
+    throw err;
+  }
+}, 120_000);
+afterAll(async () => launch?.close());
+
+interface Tenant {
+  tenantId: string;
+  token: string;
+}
+
+async function tenant(): Promise<Tenant> {
+  const created = await newTenant({ gateway: a, adminToken: launch.adminToken } as unknown as Platform);
+  const t = { tenantId: created.tenantId, token: created.token };
+  await call(a, t, "PUT", "/games/g1", { numTeams: 2, numPlayersPerTeam: 1, servers: ["eu-1"] });
+  return t;
+}
+
+async function call(gateway: AppProcess, t: Tenant, method: string, path: string, body?: object) {
+  const res = await fetch(`${gateway.url}${path}`, {
+    method,
+    headers: { authorization: t.token, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+}
+
+/** The same call made directly to stats with the service token, as the gateway makes it. */
+async function callStats(t: Tenant, method: string, path: string, body?: object) {
+  const res = await fetch(`${stats.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${launch.wiring.secrets.serviceToken}`,
+      "x-arena-tenant": t.tenantId,
+      "x-arena-role": "admin",
+      "content-type": "application/json",
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`stats ${method} ${path} answered ${res.status}: ${await res.text()}`);
+}
+
+async function read(gateway: AppProcess, t: Tenant, body: object = { count: 10 }, game = "g1") {
+  const res = await fetch(`${gateway.url}/games/${game}/leaderboard`, {
+    method: "POST",
+    headers: { authorization: t.token, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json()) as { season?: string; code?: string };
+  return { status: res.status, age: res.headers.get("age"), season: answer.season, code: answer.code };
+}
+
+async function metric(app: AppProcess, pattern: RegExp): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) if (pattern.test(line)) sum += Number(line.split(" ").pop());
+  return sum;
+}
+
+describe("the gateway's leaderboard cache with the real stats", () => {
+  it("serves a repeated read from the cache, and this replica's own season change at once", async () => {
+    const t = await tenant();
+    expect(await read(a, t)).toEqual({ status: 200, age: null, season: "S1", code: undefined });
+    expect(await read(a, t)).toEqual({ status: 200, age: "0", season: "S1", code: undefined });
+    await call(a, t, "POST", "/seasons", {});
+    expect(await read(a, t)).toEqual({ status: 200, age: null, season: "S2", code: undefined });
+  });
+
+  it("sees a change through another replica or directly in stats within LEADERBOARD_CACHE_MS", async () => {
+    const t = await tenant();
+    let season = 1;
+    for (const write of [
+      () => call(b, t, "POST", "/seasons", {}),
+      () => callStats(t, "POST", "/seasons", {}),
+    ]) {
+      expect((await read(a, t)).season).toBe(`S${season}`);
+      await write();
+      const written = performance.now();
+      season++;
+      // A may still answer the season before, from its cache, at most CACHE_MS old.
+      const stale = await read(a, t);
+      if (stale.season !== `S${season}`) {
+        expect(stale.season).toBe(`S${season - 1}`);
+        expect(stale.age).not.toBeNull();
+      }
+      let fresh = stale;
+      while (fresh.season !== `S${season}`) {
+        await new Promise((r) => setTimeout(r, 50));
+        fresh = await read(a, t);
+      }
+      // The bound, and the polling step and a read's time besides.
+      expect(performance.now() - written).toBeLessThan(CACHE_MS + 500);
+    }
+  });
+
+  it("keeps each tenant's answers apart, however alike their reads", async () => {
+    const moved = await tenant();
+    const other = await tenant();
+    await call(a, moved, "POST", "/seasons", {});
+    for (let i = 0; i < 2; i++) {
+      expect((await read(a, moved, { count: 3 })).season).toBe("S2");
+      expect((await read(a, other, { count: 3 })).season).toBe("S1");
+    }
+  });
+
+  it("makes one call to stats for many concurrent reads of one board", async () => {
+    const t = await tenant();
+    const statsReads = () => metric(stats, /^stats_leaderboard_reads_total/);
+    const misses = () => metric(a, /^gateway_leaderboard_cache_reads_total\{outcome="miss"/);
+    const [statsBefore, missesBefore] = [await statsReads(), await misses()];
+    const answers = await Promise.all(Array.from({ length: 20 }, () => read(a, t, { count: 17 })));
+    expect(answers.every((x) => x.status === 200 && x.season === "S1")).toBe(true);
+    expect((await statsReads()) - statsBefore).toBe(1);
+    expect((await misses()) - missesBefore).toBe(1);
+  });
+
+  it("never keeps an error: a game created behind the replica's back is readable at once", async () => {
+    const t = await tenant();
+    expect((await read(a, t, { count: 10 }, "later")).code).toBe("NOT_FOUND");
+    await callStats(t, "PUT", "/games/later", { numTeams: 2, numPlayersPerTeam: 1, servers: ["eu-1"] });
+    expect(await read(a, t, { count: 10 }, "later")).toMatchObject({ status: 200, age: null, season: "S1" });
+  });
+
+  it("names its metrics in a way promtool accepts", async () => {
+    const text = await (await fetch(`${a.url}/metrics`)).text();
+    expect(text).toMatch(/^gateway_leaderboard_cache_entries\{/m);
+    expect(text).toMatch(/^gateway_leaderboard_cache_reads_total\{outcome="hit"/m);
+    expect(promtoolCheckMetrics(text)).toEqual({ status: 0, output: "" });
+  });
+});
