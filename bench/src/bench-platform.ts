@@ -8,8 +8,13 @@ import {
 } from "../../scripts/platform-wiring.mjs";
 import { type Service, startService } from "./processes.js";
 
-/** The benchmarks' apps listen 10,000 above `npm start`'s ports, so both can run at once. */
-export const BENCH_PORTS = platformPorts(10_000);
+/**
+ * The benchmarks' apps listen 10,000 above `npm start`'s ports, so both can run at once;
+ * `BENCH_PORT_OFFSET` moves them (and the gateway benchmark's constant servers) elsewhere, for a
+ * second checkout benchmarking on the same machine.
+ */
+export const BENCH_PORT_OFFSET = Number(process.env.BENCH_PORT_OFFSET ?? 10_000);
+export const BENCH_PORTS = platformPorts(BENCH_PORT_OFFSET);
 
 /** Fixed secrets: the benchmarks' databases and Redis keys are their own and thrown away. */
 export const BENCH_SECRETS: PlatformSecrets = {

@@ -1,12 +1,20 @@
 import { createLogger, createServiceApp } from "@arena/service-kit";
+import { pino } from "pino";
 import { CONSTANT_ANSWER } from "./constant-answer.js";
 
 /**
- * The floor of any app built on the service kit: its express pipeline (request id, logger,
- * metrics, body reader, router, problem handler) answering the constant upstream's answer, with no
- * work of its own. Run as its own process, like the gateway, so the gateway's own cost shows apart.
+ * The floor of any app built on the service kit: its express pipeline (request id, an access line
+ * per request, metrics, body reader and limit, router, problem handler) answering the constant
+ * upstream's answer, with no work of its own, on the kit's server (`app.listen`). Access lines are
+ * written at info, one write per line as to stdout, to /dev/null. Run as its own process, like the
+ * gateway, so the gateway's own cost shows apart.
  */
-const logger = createLogger({ name: "express-floor", level: "warn" });
+const sink = pino.destination({ dest: "/dev/null", sync: true });
+const logger = createLogger({
+  name: "express-floor",
+  level: "info",
+  destination: sink as unknown as NodeJS.WritableStream,
+});
 const { app } = createServiceApp({
   name: "express-floor",
   logger,

@@ -1,9 +1,10 @@
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { migrateDatabase } from "@arena/database";
 import autocannon from "autocannon";
 import { Pool } from "undici";
 import type { PlatformWiring } from "../../scripts/platform-wiring.mjs";
-import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
+import { BENCH_PORT_OFFSET, BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";
 import { createTenant, userToken } from "./gateway-tenant.js";
 import { ascending, median, percentileOfSorted } from "./http-timing.js";
 import { peakRssMiB, type Service, startService, stopService } from "./processes.js";
@@ -37,7 +38,11 @@ export interface GatewayProxyReport {
   throughputShare: number;
   /** The gateway's throughput against the express floor: its own cost, apart from the framework's. */
   throughputShareOfExpressFloor: number;
-  targets: { addedP50Ms: number; throughputShare: number };
+  /** The express floor's throughput against the bare server's: what the service kit keeps. */
+  floorShareOfBare?: number;
+  targets: { addedP50Ms: number; throughputShare: number; floorShareOfBare?: number };
+  /** The machine's 1-minute load average as the loads ended: what else shared the cores. */
+  loadAverage?: number;
   gatewayPeakRssMiB: number;
 }
 
@@ -151,14 +156,14 @@ async function startTargets(
   const upstream = await startService(
     "upstream",
     join(root, "bench", "dist", "constant-upstream.js"),
-    18091,
+    8091 + BENCH_PORT_OFFSET,
     {},
   );
   services.push(upstream);
   const floor = await startService(
     "express-floor",
     join(root, "bench", "dist", "express-floor.js"),
-    18093,
+    8093 + BENCH_PORT_OFFSET,
     {},
   );
   services.push(floor);
@@ -217,8 +222,10 @@ async function measure(targets: ProxyTargets, { auth, service }: Callers): Promi
     addedSequentialP50Ms: round3(seq.gatewayP50Ms - seq.directP50Ms),
     throughputShare: round3(viaGateway.requestsPerSecond / direct.requestsPerSecond),
     throughputShareOfExpressFloor: round3(viaGateway.requestsPerSecond / expressFloor.requestsPerSecond),
-    targets: { addedP50Ms: 1, throughputShare: 0.7 },
+    floorShareOfBare: round3(expressFloor.requestsPerSecond / bareServer.requestsPerSecond),
+    targets: { addedP50Ms: 1, throughputShare: 0.7, floorShareOfBare: 0.4 },
     gatewayPeakRssMiB: peakRssMiB(gateway.child.pid!),
+    loadAverage: Math.round((loadavg()[0] ?? 0) * 100) / 100,
   };
 }
 
@@ -228,17 +235,23 @@ export function gatewayProxyMarkdown(report: GatewayProxyReport): string {
     `| ${name} | ${f.requestsPerSecond.toLocaleString("en")} | ${f.p50Ms} ms | ${f.p99Ms} ms | ${f.errors + f.non2xx} |`;
   const s = report.sequential;
   return [
-    `**Gateway proxy**: \`GET /seasons\` with an IdToken through the gateway (token and role check, the tenant's rate limit, undici to stats) against the real stats service called directly with the service token; a bare node server and the service kit's express floor, both answering a constant, for scale; autocannon, ${report.load.connections} connections, ${report.load.durationSeconds} s each.`,
+    `**Gateway proxy**: \`GET /seasons\` with an IdToken through the gateway (token and role check, the tenant's rate limit, undici to stats) against the real stats service called directly with the service token; a bare node server and the service kit's express floor, both answering a constant, for scale; autocannon, ${report.load.connections} connections, ${report.load.durationSeconds} s each${report.loadAverage === undefined ? "" : `; load average ${report.loadAverage} (2 cores)`}.`,
     "",
     "| target | req/s | p50 | p99 | errors |",
     "|---|---|---|---|---|",
     row("stats directly (service token)", report.direct),
     ...(report.bareServer ? [row("bare node server, constant answer", report.bareServer)] : []),
-    row("service-kit express app, constant answer (floor)", report.expressFloor),
+    row("service-kit app, constant answer (floor)", report.expressFloor),
     row("through the gateway", report.gateway),
     "",
     `One request at a time (hrtime, ${SEQUENTIAL_REQUESTS} each): direct p50 ${s.directP50Ms} ms / p99 ${s.directP99Ms} ms; gateway p50 ${s.gatewayP50Ms} ms / p99 ${s.gatewayP99Ms} ms.`,
     "",
+    ...(report.floorShareOfBare === undefined
+      ? []
+      : [
+          `Service kit floor (request ids, access lines at info, metrics, body limit, fallbacks on): ${(report.floorShareOfBare * 100).toFixed(1)} % of the bare server's rate (target ≥ ${(report.targets.floorShareOfBare ?? 0) * 100} %); CPU per request by layer: packages/service-kit/README.md.`,
+          "",
+        ]),
     `Added at p50: ${report.addedSequentialP50Ms} ms one at a time, ${report.addedP50Ms} ms under load (target ≤ ${report.targets.addedP50Ms} ms). Throughput kept: ${(report.throughputShare * 100).toFixed(1)} % of stats called directly (target ≥ ${report.targets.throughputShare * 100} %), ${(report.throughputShareOfExpressFloor * 100).toFixed(1)} % of the express floor. Gateway peak RSS ${report.gatewayPeakRssMiB} MiB.`,
     "",
   ].join("\n");

@@ -1,4 +1,5 @@
 export * from "./app-error.js";
+export * from "./app-server.js";
 export * from "./bearer-token.js";
 export * from "./body-validation.js";
 export * from "./clock.js";

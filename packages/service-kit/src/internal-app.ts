@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { listenWithAppServer } from "./app-server.js";
 import { type HealthRouteOptions, type Lifecycle, mountHealthRoutes, type ReadinessCheck } from "./health.js";
-import { DEFAULT_MAX_JSON_DEPTH, jsonBodyParser } from "./json-body.js";
+import { DEFAULT_MAX_JSON_DEPTH, jsonBodyParser, whenABodyIsSent } from "./json-body.js";
 import type { Logger } from "./logger.js";
 import type { ServiceMetrics } from "./metrics.js";
 import { asAppError, sendProblem } from "./problem-response.js";
@@ -43,6 +44,7 @@ export function createInternalApp(options: InternalAppOptions): Express {
   const { readiness, lifecycle, metrics, logger } = options;
   const app = express();
   app.disable("x-powered-by");
+  listenWithAppServer(app);
   app.use((req: Request, _res: Response, next: NextFunction) => {
     req.id = randomUUID();
     req.log = logger;
@@ -52,7 +54,8 @@ export function createInternalApp(options: InternalAppOptions): Express {
   if (options.routes) {
     app.use(requestContext(logger, metrics));
     const types = ["application/json", "application/*+json"];
-    app.use(jsonBodyParser({ limit: options.bodyLimit ?? "1mb", types, maxDepth: DEFAULT_MAX_JSON_DEPTH }));
+    const settings = { limit: options.bodyLimit ?? "1mb", types, maxDepth: DEFAULT_MAX_JSON_DEPTH };
+    app.use(whenABodyIsSent(jsonBodyParser(settings)));
     options.routes(app);
   }
   app.use(routeFallback(app));

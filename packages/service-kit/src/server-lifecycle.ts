@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Server as NetServer } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Express } from "express";
+import { createAppServer } from "./app-server.js";
 import { answerClientError } from "./client-error.js";
 import type { Lifecycle } from "./health.js";
 import type { Logger } from "./logger.js";
@@ -50,7 +51,7 @@ const IDLE_GRACE_MS = 2000;
 
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const { app, logger, lifecycle } = options;
-  const server = app.listen(options.port, options.host);
+  const server = createAppServer(app).listen(options.port, options.host);
   if (options.onUpgrade) server.on("upgrade", options.onUpgrade);
   server.on("clientError", answerClientError);
   // Answers not sent yet: once shutdown begins each closes its connection (`Connection: close`).

@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { AppError } from "./app-error.js";
+import { listenWithAppServer } from "./app-server.js";
 import {
   createLifecycle,
   type HealthRouteOptions,
@@ -7,7 +8,13 @@ import {
   mountHealthRoutes,
   type ReadinessCheck,
 } from "./health.js";
-import { type BodyParser, DEFAULT_MAX_JSON_DEPTH, jsonBodyParser } from "./json-body.js";
+import {
+  type BodyParser,
+  DEFAULT_MAX_JSON_DEPTH,
+  jsonBodyParser,
+  sentABody,
+  whenABodyIsSent,
+} from "./json-body.js";
 import type { Logger } from "./logger.js";
 import { createMetrics, type ServiceMetrics } from "./metrics.js";
 import { asAppError, sendProblem } from "./problem-response.js";
@@ -73,17 +80,17 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   // Trusting a proxy lets it name the client; trusting by default would let any client on a private
   // network name itself whatever it likes (per-address limits then count nothing).
   app.set("trust proxy", parseTrustProxy(options.trustProxy ?? false));
-  app.use(requestContext(options.logger, metrics));
-  app.use((_req, res, next) => {
-    // While draining, tell keep-alive clients to reconnect elsewhere.
-    if (lifecycle.shuttingDown) res.setHeader("Connection", "close");
-    next();
-  });
+  listenWithAppServer(app);
+  app.use(requestContext(options.logger, metrics, lifecycle));
   mountHealthRoutes(app, options.readiness ?? [], lifecycle, metrics, options.publicHealth);
   const jsonTypes = ["application/json", "application/*+json", ...(options.jsonTypes ?? [])];
   const limit = options.bodyLimit ?? "1mb";
   const bodyParser = options.bodyParser ?? jsonBodyParser;
-  app.use(bodyParser({ limit, types: jsonTypes, maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH }));
+  app.use(
+    whenABodyIsSent(
+      bodyParser({ limit, types: jsonTypes, maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH }),
+    ),
+  );
   options.routes(app, kit);
   app.use(routeFallback(app));
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -101,9 +108,6 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   });
   return { app, ...kit };
 }
-
-const sentABody = (req: Request) =>
-  Number(req.get("content-length") ?? 0) > 0 || req.get("transfer-encoding") !== undefined;
 
 /** Handlers that need a JSON body call this first: no body (or a non-JSON one) is a clear problem. */
 export function requireJsonBody(req: Request): unknown {

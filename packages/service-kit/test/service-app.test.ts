@@ -1,28 +1,16 @@
-import { Writable } from "node:stream";
 import { compile } from "@arena/contracts";
 import { describe, expect, it } from "@jest/globals";
 import express from "express";
 import request from "supertest";
 import {
   AppError,
-  createLogger,
   createServiceApp,
   type ReadinessCheck,
   requireJsonBody,
   validateOrThrow,
 } from "../src/index.js";
 import { byteKeepingParser, keptBytes } from "./byte-keeping-parser.js";
-
-function captureLogs() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split("\n")) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: "test", level: "debug", destination }) };
-}
+import { captureLogs } from "./captured-logs.js";
 
 const validateGreeting = compile<{ name: string; count?: number }>({
   type: "object",
