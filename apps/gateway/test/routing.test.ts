@@ -161,6 +161,37 @@ describe("roles and tenants", () => {
   });
 });
 
+describe("answers longer than the gateway gathers (64 KB)", () => {
+  // 300 KB in 10 KB chunks: written through as they come, the first ones before the last is sent.
+  const big = Buffer.from(JSON.stringify({ players: "x".repeat(300 * 1024) }));
+  it.each([
+    { name: "with a Content-Length", length: true },
+    { name: "chunked", length: false },
+  ])("reach the client whole and unchanged ($name)", async ({ length }) => {
+    h.stats.handler = (_req, res) => {
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "x-arena-internal-api": String(INTERNAL_API_VERSION),
+        ...(length ? { "content-length": String(big.length) } : {}),
+      });
+      for (let at = 0; at < big.length; at += 10 * 1024) res.write(big.subarray(at, at + 10 * 1024));
+      res.end();
+    };
+    const res = await h.http.get("/seasons").set("Authorization", serverToken).buffer(true);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(Buffer.from(res.text).equals(big)).toBe(true);
+  });
+
+  it("is cut short, not answered as a success, when stats fails in the middle of one", async () => {
+    h.stats.handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(big.length) });
+      res.write(big.subarray(0, 100 * 1024), () => res.socket?.destroy());
+    };
+    await expect(h.http.get("/seasons").set("Authorization", serverToken).buffer(true)).rejects.toThrow();
+  });
+});
+
 /** A plain forward (streamed), and a leaderboard read (read whole on undici's dispatcher, cached). */
 const SEND_PATHS = [
   { name: "GET /seasons", send: (i: Instance) => i.http.get("/seasons") },

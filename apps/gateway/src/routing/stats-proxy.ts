@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { pipeline } from "node:stream/promises";
 import {
   INTERNAL_API_VERSION,
   INTERNAL_API_VERSION_HEADER,
@@ -247,9 +246,94 @@ export class StatsUpstream {
     };
   }
 
-  /** Express handler: forwards `req` as the authenticated principal and streams the answer back. */
-  async forward(req: Request, res: Response): Promise<void> {
-    await this.relay(req, res, await this.call(this.callOf(req)));
+  /**
+   * Express handler: forwards `req` as the authenticated principal and relays the answer, on the
+   * pool's dispatcher as `callWhole` reads leaderboards (no body stream per answer). A small answer
+   * (stats' usual) is gathered and sent in one write; one longer than SMALL_ANSWER_BYTES (by its
+   * Content-Length, or as its chunks arrive) is written through as it comes, paused while the
+   * client's socket is full. Failures before anything was sent reject with the AppError the client
+   * should see (503, 504, 502); after, the client's answer is cut short.
+   */
+  forward(req: Request, res: Response): Promise<void> {
+    const call = this.callOf(req);
+    return new Promise<void>((resolve, reject) => {
+      let status = 0;
+      let headers: IncomingHttpHeaders = {};
+      let chunks: Buffer[] = [];
+      let size = 0;
+      let streaming = false;
+      let settled = false;
+      let abort: (err: Error) => void = () => {};
+      let resume: () => void = () => {};
+      const finish = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        this.afterCall(call);
+        if (err === undefined) resolve();
+        else if (!streaming) reject(err instanceof AppError ? err : upstreamError(err));
+        else {
+          // Headers are sent: the client sees a cut-short answer. A client that hung up is no news.
+          if (req.destroyed || res.destroyed)
+            req.log.debug({ err: (err as Error).message }, "client left before the answer");
+          else req.log.warn({ err: (err as Error).message }, "stats answer interrupted");
+          res.destroy();
+          resolve();
+        }
+      };
+      const startStreaming = () => {
+        streaming = true;
+        res.status(status);
+        for (const [name, value] of passedHeadersOf(headers)) res.setHeader(name, value);
+        res.once("close", () => {
+          if (!settled) abort(new Error("client left"));
+        });
+        for (const chunk of chunks) res.write(chunk);
+        chunks = [];
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect: (abortRequest) => {
+          abort = abortRequest;
+        },
+        onHeaders: (statusCode, rawHeaders, resumeAnswer) => {
+          status = statusCode;
+          headers = undiciUtil.parseHeaders(rawHeaders) as IncomingHttpHeaders;
+          resume = resumeAnswer;
+          try {
+            requireServedStatsHeaders(headers);
+          } catch (err) {
+            abort(err as Error);
+            return false;
+          }
+          if (Number(headers["content-length"] ?? 0) > SMALL_ANSWER_BYTES) startStreaming();
+          return true;
+        },
+        onData: (chunk) => {
+          if (!streaming) {
+            size += chunk.length;
+            chunks.push(chunk);
+            if (size > SMALL_ANSWER_BYTES) startStreaming();
+            return true;
+          }
+          if (res.write(chunk)) return true;
+          res.once("drain", () => resume());
+          return false;
+        },
+        onComplete: () => {
+          if (streaming) res.end();
+          else sendWhole(res, status, passedHeadersOf(headers), chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+          finish();
+        },
+        onError: (err) => finish(err),
+      };
+      try {
+        this.pool.dispatch(
+          { method: call.method, path: call.path, headers: this.headersOf(call), body: call.body ?? null },
+          handler,
+        );
+      } catch (err) {
+        finish(err);
+      }
+    });
   }
 
   /**
@@ -287,24 +371,6 @@ export class StatsUpstream {
       const answer: WholeAnswer = own;
       sendWhole(res, answer.status, passedHeadersOf(answer.headers), answer.body);
     } else throw new Error("a leaderboard read without an answer of its own");
-  }
-
-  /** Sends stats' answer to the client: status, passed headers, body (whole when small, else streamed). */
-  private async relay(req: Request, res: Response, answer: Dispatcher.ResponseData): Promise<void> {
-    res.status(answer.statusCode);
-    for (const [name, value] of passedHeadersOf(answer.headers)) res.setHeader(name, value);
-    // A small answer (stats' usual) is read whole and sent in one write; a large one is streamed.
-    const length = Number(answer.headers["content-length"] ?? Number.NaN);
-    try {
-      if (length <= SMALL_ANSWER_BYTES) res.end(Buffer.from(await answer.body.arrayBuffer()));
-      else await pipeline(answer.body, res);
-    } catch (err) {
-      // Headers may be sent: the client sees a cut-short answer. A client that hung up is no news.
-      if (req.destroyed || res.destroyed)
-        req.log.debug({ err: (err as Error).message }, "client left before the answer");
-      else req.log.warn({ err: (err as Error).message }, "stats answer interrupted");
-      res.destroy();
-    }
   }
 
   /** Readiness: stats answers its /livez. */
