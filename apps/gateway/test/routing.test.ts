@@ -54,15 +54,25 @@ describe("forwarding to stats", () => {
     h.stats.handler = echoHandler;
     const before = h.stats.received.length;
     const completion = "/games/game-1/matches/m1/statuses/completed";
-    for (const path of [completion.toUpperCase().replace("GAME-1", "game-1").replace("M1", "m1"), `${completion}/`]) {
+    for (const path of [
+      completion.toUpperCase().replace("GAME-1", "game-1").replace("M1", "m1"),
+      `${completion}/`,
+    ]) {
       const res = await h.http.post(path).set("Authorization", serverToken).send({ teams: [] });
       expect(res.status).toBe(200);
       expect(res.body.url).toBe(path);
     }
     expect(h.stats.received.length).toBe(before + 2);
-    await h.http.post("/games//matches/m1/statuses/completed").set("Authorization", serverToken).send({}).expect(404);
+    await h.http
+      .post("/games//matches/m1/statuses/completed")
+      .set("Authorization", serverToken)
+      .send({})
+      .expect(404);
     await h.http.patch("/seasons").set("Authorization", adminToken).send({}).expect(405);
-    await h.http.get("/games/game-1/matches/m1/statuses/completed").set("Authorization", serverToken).expect(405);
+    await h.http
+      .get("/games/game-1/matches/m1/statuses/completed")
+      .set("Authorization", serverToken)
+      .expect(405);
     expect(h.stats.received.length).toBe(before + 2);
   });
 

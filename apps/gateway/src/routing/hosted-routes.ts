@@ -76,7 +76,8 @@ function matches(shape: Shape, segments: string[]): boolean {
   for (let i = 0; i < shape.length; i++) {
     const literal = shape[i];
     const segment = segments[i]!;
-    if (literal === null ? segment === "" : literal !== segment && literal !== segment.toLowerCase()) return false;
+    if (literal === null ? segment === "" : literal !== segment && literal !== segment.toLowerCase())
+      return false;
   }
   return true;
 }

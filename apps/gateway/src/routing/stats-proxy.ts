@@ -101,8 +101,9 @@ export class StatsUpstream {
   }
 
   /**
-   * The one upstream call: sends `call` with the service token and the tenant, and answers stats'
-   * status, headers and body stream (the caller reads or dumps it). Failures to reach stats or to
+   * An upstream call through `pool.request` (the WebSocket's actions, via `callAndRead`): sends
+   * `call` with the service token and the tenant, and answers stats' status, headers and body
+   * stream (the caller reads or dumps it). REST's `forward` and `callWhole` use the dispatcher. Failures to reach stats or to
    * get its headers in time throw the AppError the client should see (503, 504, 502).
    */
   async call(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
@@ -170,20 +171,29 @@ export class StatsUpstream {
           resolve({
             status,
             headers,
-            body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size),
+            body: joined(chunks, size),
           });
         },
         onError: (err) => fail(err),
       };
-      try {
-        this.pool.dispatch(
-          { method: call.method, path: call.path, headers: this.headersOf(call), body: call.body ?? null },
-          handler,
-        );
-      } catch (err) {
-        fail(err);
-      }
+      this.dispatch(call, handler, fail);
     });
+  }
+
+  /** Sends `call` on the pool's dispatcher to `handler`; a call undici refuses at once goes to `fail`. */
+  private dispatch(
+    call: UpstreamCall,
+    handler: Dispatcher.DispatchHandler,
+    fail: (err: unknown) => void,
+  ): void {
+    try {
+      this.pool.dispatch(
+        { method: call.method, path: call.path, headers: this.headersOf(call), body: call.body ?? null },
+        handler,
+      );
+    } catch (err) {
+      fail(err);
+    }
   }
 
   private headersOf(call: UpstreamCall): Record<string, string> {
@@ -320,19 +330,12 @@ export class StatsUpstream {
         },
         onComplete: () => {
           if (streaming) res.end();
-          else sendWhole(res, status, passedHeadersOf(headers), chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+          else sendWhole(res, status, passedHeadersOf(headers), joined(chunks, size));
           finish();
         },
         onError: (err) => finish(err),
       };
-      try {
-        this.pool.dispatch(
-          { method: call.method, path: call.path, headers: this.headersOf(call), body: call.body ?? null },
-          handler,
-        );
-      } catch (err) {
-        finish(err);
-      }
+      this.dispatch(call, handler, finish);
     });
   }
 
@@ -395,6 +398,11 @@ function passedHeadersOf(headers: Dispatcher.ResponseData["headers"]): Array<[st
     if (typeof value === "string") passed.push([name, value]);
   }
   return passed;
+}
+
+/** The chunks of an answer as one Buffer (the one chunk itself when there is one). */
+function joined(chunks: Buffer[], size: number): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 function sendWhole(res: Response, status: number, headers: CachedAnswer["headers"], body: Buffer): void {
