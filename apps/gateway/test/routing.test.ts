@@ -50,6 +50,32 @@ describe("forwarding to stats", () => {
     },
   );
 
+  it("routes a path as express does: literals in any case and a trailing slash; an empty parameter is none (404), another method is refused (405)", async () => {
+    h.stats.handler = echoHandler;
+    const before = h.stats.received.length;
+    const completion = "/games/game-1/matches/m1/statuses/completed";
+    for (const path of [
+      completion.toUpperCase().replace("GAME-1", "game-1").replace("M1", "m1"),
+      `${completion}/`,
+    ]) {
+      const res = await h.http.post(path).set("Authorization", serverToken).send({ teams: [] });
+      expect(res.status).toBe(200);
+      expect(res.body.url).toBe(path);
+    }
+    expect(h.stats.received.length).toBe(before + 2);
+    await h.http
+      .post("/games//matches/m1/statuses/completed")
+      .set("Authorization", serverToken)
+      .send({})
+      .expect(404);
+    await h.http.patch("/seasons").set("Authorization", adminToken).send({}).expect(405);
+    await h.http
+      .get("/games/game-1/matches/m1/statuses/completed")
+      .set("Authorization", serverToken)
+      .expect(405);
+    expect(h.stats.received.length).toBe(before + 2);
+  });
+
   it("forwards the body byte for byte and Prefer, and answers stats' status, type and body unchanged", async () => {
     h.stats.handler = (_req, res) => {
       res.writeHead(201, { "content-type": "application/json; charset=utf-8", location: "/x" });
@@ -158,6 +184,37 @@ describe("roles and tenants", () => {
     await h.gateway.admin.setDisabled("acme", "to-disable", true);
     const res = await h.http.get("/seasons").set("Authorization", token);
     expect(res.status).toBe(401);
+  });
+});
+
+describe("answers longer than the gateway gathers (64 KB)", () => {
+  // 300 KB in 10 KB chunks: written through as they come, the first ones before the last is sent.
+  const big = Buffer.from(JSON.stringify({ players: "x".repeat(300 * 1024) }));
+  it.each([
+    { name: "with a Content-Length", length: true },
+    { name: "chunked", length: false },
+  ])("reach the client whole and unchanged ($name)", async ({ length }) => {
+    h.stats.handler = (_req, res) => {
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "x-arena-internal-api": String(INTERNAL_API_VERSION),
+        ...(length ? { "content-length": String(big.length) } : {}),
+      });
+      for (let at = 0; at < big.length; at += 10 * 1024) res.write(big.subarray(at, at + 10 * 1024));
+      res.end();
+    };
+    const res = await h.http.get("/seasons").set("Authorization", serverToken).buffer(true);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(Buffer.from(res.text).equals(big)).toBe(true);
+  });
+
+  it("is cut short, not answered as a success, when stats fails in the middle of one", async () => {
+    h.stats.handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(big.length) });
+      res.write(big.subarray(0, 100 * 1024), () => res.socket?.destroy());
+    };
+    await expect(h.http.get("/seasons").set("Authorization", serverToken).buffer(true)).rejects.toThrow();
   });
 });
 

@@ -1,6 +1,5 @@
 import type { UserRole } from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
-import type { NextFunction, Request, Response } from "express";
 import type { Clock } from "../clock.js";
 import type { IdentityStore } from "../identity/identity-store.js";
 import { TokenRejected, type TokenService } from "../identity/tokens.js";
@@ -18,7 +17,7 @@ export interface Principal {
 declare global {
   namespace Express {
     interface Request {
-      /** Set by the token middleware on every authenticated route. */
+      /** Set by the hosted routes (and the WebSocket upgrade) once the token is verified. */
       principal?: Principal;
     }
   }
@@ -99,14 +98,6 @@ export class Authenticator {
       clientId: claims.aud,
     };
   }
-
-  /** Express middleware: sets `req.principal` or answers a 401 problem. */
-  middleware() {
-    return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-      req.principal = await this.authenticate(req.get("authorization"));
-      next();
-    };
-  }
 }
 
 /** Throws a 403 AppError unless `role` is one of `roles`. */
@@ -117,12 +108,4 @@ export function assertRole(roles: readonly UserRole[], role: UserRole | undefine
       `This operation needs the ${roles.join(" or ")} role; the token has ${role}`,
     );
   }
-}
-
-/** 403 unless the caller has one of `roles`. */
-export function requireRole(roles: readonly UserRole[]) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    assertRole(roles, req.principal?.role);
-    next();
-  };
 }

@@ -142,17 +142,23 @@ export function tenantRateLimit(options: TenantRateLimitOptions) {
     return { limit: points, remaining: Math.max(0, points - answer.count) };
   };
 
-  const limit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+  /** Counts an authenticated request and sets its RateLimit headers, or throws the 429/503. */
+  const count = async (req: Request, res: Response): Promise<void> => {
     const tenantId = req.principal?.tenantId;
     if (tenantId === undefined) throw new Error("tenantRateLimit runs after authentication");
     const { limit: points, remaining } = await admit(tenantId);
     res.setHeader("RateLimit-Limit", String(points));
     res.setHeader("RateLimit-Remaining", String(remaining));
+  };
+  const limit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    await count(req, res);
     next();
   };
   return Object.assign(limit, {
     /** The same count for callers that are not express routes (WebSocket messages). */
     admit,
+    /** The middleware's work without `next`, for a route that runs its checks in one handler. */
+    count,
     /** Stops the flush timer after adding what is pending (on shutdown). */
     close: async () => {
       clearInterval(timer);

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { pipeline } from "node:stream/promises";
 import {
   INTERNAL_API_VERSION,
   INTERNAL_API_VERSION_HEADER,
@@ -102,8 +101,9 @@ export class StatsUpstream {
   }
 
   /**
-   * The one upstream call: sends `call` with the service token and the tenant, and answers stats'
-   * status, headers and body stream (the caller reads or dumps it). Failures to reach stats or to
+   * An upstream call through `pool.request` (the WebSocket's actions, via `callAndRead`): sends
+   * `call` with the service token and the tenant, and answers stats' status, headers and body
+   * stream (the caller reads or dumps it). REST's `forward` and `callWhole` use the dispatcher. Failures to reach stats or to
    * get its headers in time throw the AppError the client should see (503, 504, 502).
    */
   async call(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
@@ -171,20 +171,29 @@ export class StatsUpstream {
           resolve({
             status,
             headers,
-            body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size),
+            body: joined(chunks, size),
           });
         },
         onError: (err) => fail(err),
       };
-      try {
-        this.pool.dispatch(
-          { method: call.method, path: call.path, headers: this.headersOf(call), body: call.body ?? null },
-          handler,
-        );
-      } catch (err) {
-        fail(err);
-      }
+      this.dispatch(call, handler, fail);
     });
+  }
+
+  /** Sends `call` on the pool's dispatcher to `handler`; a call undici refuses at once goes to `fail`. */
+  private dispatch(
+    call: UpstreamCall,
+    handler: Dispatcher.DispatchHandler,
+    fail: (err: unknown) => void,
+  ): void {
+    try {
+      this.pool.dispatch(
+        { method: call.method, path: call.path, headers: this.headersOf(call), body: call.body ?? null },
+        handler,
+      );
+    } catch (err) {
+      fail(err);
+    }
   }
 
   private headersOf(call: UpstreamCall): Record<string, string> {
@@ -247,9 +256,87 @@ export class StatsUpstream {
     };
   }
 
-  /** Express handler: forwards `req` as the authenticated principal and streams the answer back. */
-  async forward(req: Request, res: Response): Promise<void> {
-    await this.relay(req, res, await this.call(this.callOf(req)));
+  /**
+   * Express handler: forwards `req` as the authenticated principal and relays the answer, on the
+   * pool's dispatcher as `callWhole` reads leaderboards (no body stream per answer). A small answer
+   * (stats' usual) is gathered and sent in one write; one longer than SMALL_ANSWER_BYTES (by its
+   * Content-Length, or as its chunks arrive) is written through as it comes, paused while the
+   * client's socket is full. Failures before anything was sent reject with the AppError the client
+   * should see (503, 504, 502); after, the client's answer is cut short.
+   */
+  forward(req: Request, res: Response): Promise<void> {
+    const call = this.callOf(req);
+    return new Promise<void>((resolve, reject) => {
+      let status = 0;
+      let headers: IncomingHttpHeaders = {};
+      let chunks: Buffer[] = [];
+      let size = 0;
+      let streaming = false;
+      let settled = false;
+      let abort: (err: Error) => void = () => {};
+      let resume: () => void = () => {};
+      const finish = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        this.afterCall(call);
+        if (err === undefined) resolve();
+        else if (!streaming) reject(err instanceof AppError ? err : upstreamError(err));
+        else {
+          // Headers are sent: the client sees a cut-short answer. A client that hung up is no news.
+          if (req.destroyed || res.destroyed)
+            req.log.debug({ err: (err as Error).message }, "client left before the answer");
+          else req.log.warn({ err: (err as Error).message }, "stats answer interrupted");
+          res.destroy();
+          resolve();
+        }
+      };
+      const startStreaming = () => {
+        streaming = true;
+        res.status(status);
+        for (const [name, value] of passedHeadersOf(headers)) res.setHeader(name, value);
+        res.once("close", () => {
+          if (!settled) abort(new Error("client left"));
+        });
+        for (const chunk of chunks) res.write(chunk);
+        chunks = [];
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect: (abortRequest) => {
+          abort = abortRequest;
+        },
+        onHeaders: (statusCode, rawHeaders, resumeAnswer) => {
+          status = statusCode;
+          headers = undiciUtil.parseHeaders(rawHeaders) as IncomingHttpHeaders;
+          resume = resumeAnswer;
+          try {
+            requireServedStatsHeaders(headers);
+          } catch (err) {
+            abort(err as Error);
+            return false;
+          }
+          if (Number(headers["content-length"] ?? 0) > SMALL_ANSWER_BYTES) startStreaming();
+          return true;
+        },
+        onData: (chunk) => {
+          if (!streaming) {
+            size += chunk.length;
+            chunks.push(chunk);
+            if (size > SMALL_ANSWER_BYTES) startStreaming();
+            return true;
+          }
+          if (res.write(chunk)) return true;
+          res.once("drain", () => resume());
+          return false;
+        },
+        onComplete: () => {
+          if (streaming) res.end();
+          else sendWhole(res, status, passedHeadersOf(headers), joined(chunks, size));
+          finish();
+        },
+        onError: (err) => finish(err),
+      };
+      this.dispatch(call, handler, finish);
+    });
   }
 
   /**
@@ -289,24 +376,6 @@ export class StatsUpstream {
     } else throw new Error("a leaderboard read without an answer of its own");
   }
 
-  /** Sends stats' answer to the client: status, passed headers, body (whole when small, else streamed). */
-  private async relay(req: Request, res: Response, answer: Dispatcher.ResponseData): Promise<void> {
-    res.status(answer.statusCode);
-    for (const [name, value] of passedHeadersOf(answer.headers)) res.setHeader(name, value);
-    // A small answer (stats' usual) is read whole and sent in one write; a large one is streamed.
-    const length = Number(answer.headers["content-length"] ?? Number.NaN);
-    try {
-      if (length <= SMALL_ANSWER_BYTES) res.end(Buffer.from(await answer.body.arrayBuffer()));
-      else await pipeline(answer.body, res);
-    } catch (err) {
-      // Headers may be sent: the client sees a cut-short answer. A client that hung up is no news.
-      if (req.destroyed || res.destroyed)
-        req.log.debug({ err: (err as Error).message }, "client left before the answer");
-      else req.log.warn({ err: (err as Error).message }, "stats answer interrupted");
-      res.destroy();
-    }
-  }
-
   /** Readiness: stats answers its /livez. */
   async check(): Promise<void> {
     const { statusCode, body } = await this.pool.request({ method: "GET", path: "/livez" });
@@ -329,6 +398,11 @@ function passedHeadersOf(headers: Dispatcher.ResponseData["headers"]): Array<[st
     if (typeof value === "string") passed.push([name, value]);
   }
   return passed;
+}
+
+/** The chunks of an answer as one Buffer (the one chunk itself when there is one). */
+function joined(chunks: Buffer[], size: number): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 function sendWhole(res: Response, status: number, headers: CachedAnswer["headers"], body: Buffer): void {
