@@ -42,6 +42,11 @@ export function choiceCost(spread: number, imbalance: number): number {
   return spread + IMBALANCE_WEIGHT * imbalance;
 }
 
+/** The imbalance below which a candidate of this spread has a lower cost than `bestCost`. */
+export function imbalanceToBeat(bestCost: number, spread: number): number {
+  return (bestCost - spread) / IMBALANCE_WEIGHT;
+}
+
 /** The best score a match with this spread can reach (a perfectly balanced one). */
 export function scoreBound(spread: number, tolerance: number): number {
   return matchScore(spread, 0, tolerance);

@@ -15,6 +15,7 @@ import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { fmix } from "./hash-mix.js";
 import {
   choiceCost,
+  imbalanceToBeat,
   matchScore,
   maxSpreadFor,
   requiredScore,
@@ -653,7 +654,15 @@ class GeneralSearch {
           winSize[i] = this.pSize[win[i]!]!;
           winSum[i] = this.pSum[win[i]!]!;
         }
-        const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
+        const imbalance = this.balancer.balance(
+          length,
+          winSize,
+          winSum,
+          teams,
+          perTeam,
+          winTeam,
+          imbalanceToBeat(bestCost, candidateSpread[pick]!),
+        );
         if (imbalance < 0) continue;
         score = matchScore(candidateSpread[pick]!, imbalance, tolerance);
         cost = choiceCost(candidateSpread[pick]!, imbalance);

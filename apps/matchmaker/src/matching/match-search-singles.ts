@@ -19,6 +19,7 @@ import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import {
   choiceCost,
+  imbalanceToBeat,
   IMBALANCE_WEIGHT,
   matchScore,
   maxSpreadFor,
@@ -407,7 +408,15 @@ export function searchSingles(
           winSize[i] = 1;
           winSum[i] = pMean[win[i]!]!;
         }
-        const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
+        const imbalance = balancer.balance(
+          length,
+          winSize,
+          winSum,
+          teams,
+          perTeam,
+          winTeam,
+          imbalanceToBeat(bestCost, pickSpread),
+        );
         if (imbalance < 0) continue;
         score = matchScore(pickSpread, imbalance, tolerance);
         cost = choiceCost(pickSpread, imbalance);

@@ -6,7 +6,7 @@
  * tickets, two or more teams of two or more, and matches of at most `NEAR_WINDOW_MAX_PLAYERS`, where
  * balancing a window is cheap; shared by both searches, so they make the same choices.
  */
-import { choiceCost, matchScore, requiredScore, scoreBound } from "./match-quality.js";
+import { choiceCost, imbalanceToBeat, matchScore, requiredScore, scoreBound } from "./match-quality.js";
 import type { TeamBalancer } from "./team-balancing.js";
 import type { SearchSettings } from "./types.js";
 
@@ -95,7 +95,15 @@ export class NearWindows {
         required = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
       }
       if (bound < required) continue;
-      const imbalance = balancer.balance(matchSize, subSize, subSum, teams, perTeam, subTeam);
+      const imbalance = balancer.balance(
+        matchSize,
+        subSize,
+        subSum,
+        teams,
+        perTeam,
+        subTeam,
+        imbalanceToBeat(best, spread),
+      );
       if (imbalance < 0) continue;
       const score = matchScore(spread, imbalance, tolerance);
       const cost = choiceCost(spread, imbalance);

@@ -98,7 +98,10 @@ export class TeamBalancer {
 
   /**
    * Fills `teamOf[i]` (0-based team) for units `0..count-1` of `sizes`/`sums` and returns the
-   * imbalance, or -1 when the units cannot be packed into the teams.
+   * imbalance, or -1 when the units cannot be packed into the teams. A caller that only needs the
+   * imbalance when it is below `beat` says so: for two teams of single players the search then
+   * starts from that bound and returns Infinity (with `teamOf` some valid split) when no split is
+   * below it. A split that is below it comes out exactly as without `beat`.
    */
   balance(
     count: number,
@@ -107,6 +110,7 @@ export class TeamBalancer {
     teams: number,
     perTeam: number,
     teamOf: Int32Array,
+    beat = Number.POSITIVE_INFINITY,
   ): number {
     if (
       teams === 2 &&
@@ -141,7 +145,7 @@ export class TeamBalancer {
     const range = !exactSplit
       ? this.heuristic(count, sizes, sums, teams, perTeam)
       : teams === 2 && count === 2 * perTeam
-        ? this.exactTwoTeamsOfSingles(count, sums, perTeam)
+        ? this.exactTwoTeamsOfSingles(count, sums, perTeam, beat)
         : this.exact(count, sizes, sums, teams, perTeam);
     if (range < 0) return -1;
     for (let i = 0; i < count; i++) teamOf[this.order[i]!] = this.best[i]!;
@@ -205,7 +209,7 @@ export class TeamBalancer {
    * smallest remaining ratings) cannot come within the best difference so far. It returns the
    * lexicographically first combination with the smallest difference, as visiting all of them would.
    */
-  private exactTwoTeamsOfSingles(count: number, sums: Float64Array, perTeam: number): number {
+  private exactTwoTeamsOfSingles(count: number, sums: Float64Array, perTeam: number, beat: number): number {
     const pick = perTeam - 1;
     if (this.chosen.length < pick + 1 || this.vals.length < count + 1) {
       this.chosen = new Int32Array(2 * (pick + 1));
@@ -240,8 +244,15 @@ export class TeamBalancer {
     this.bestFromSearch = false;
     // Covers the rounding of bounds computed from differently ordered sums.
     this.boundSlack = 1e-9 * (Math.abs(total) + 1);
+    // Only a difference below the caller's bound matters (with a margin, so that no split the
+    // caller would take is cut): start from it when the draft is not below it. The search keeps
+    // every subtree that can reach the optimum, so an optimum below it is found as before.
+    const cap = beat * perTeam * (1 + 1e-9) + this.boundSlack;
+    const capped = this.bestDifference > cap;
+    if (capped) this.bestDifference = cap;
     this.sumAt[0] = this.vals[0]!;
     if (pick > 0) this.visit(1, 0);
+    if (capped && !this.bestFromSearch) this.bestDifference = Number.POSITIVE_INFINITY;
     for (let i = 0; i < count; i++) this.best[i] = 1;
     this.best[0] = 0;
     for (let k = 0; k < pick; k++) this.best[this.bestChosen[k]!] = 0;
