@@ -22,7 +22,7 @@ export const IMBALANCE_WEIGHT = 4;
 export const FRESH_REQUIRED_SCORE = 0.85;
 
 /** Shape of the relaxation: required = FRESH_REQUIRED_SCORE * (1 - wait / target)^CURVE_EXPONENT. */
-export const CURVE_EXPONENT = 0.35;
+export const CURVE_EXPONENT = 0.4;
 
 /** Robust spread floor relative to the ratings' magnitude, so near-identical ratings never look far apart. */
 const RELATIVE_TOLERANCE_FLOOR = 0.02;
