@@ -133,7 +133,9 @@ describe("findMatches", () => {
     const tickets = ratings.map((r) => ticket(r, 30));
     const result = findMatches({ numTeams: 2, numPlayersPerTeam: 5, ratingTolerance: 300 }, tickets, BASIC);
     expect(result.matchSuggestions).toHaveLength(1);
-    const means = result.matchSuggestions[0]!.teams.map((t) => t.tickets.reduce((s, x) => s + x.rating, 0) / 5);
+    const means = result.matchSuggestions[0]!.teams.map(
+      (t) => t.tickets.reduce((s, x) => s + x.rating, 0) / 5,
+    );
     const imbalance = Math.abs(means[0]! - means[1]!);
     // Sum 11530: the best split is 5760 against 5770 (every rating is a multiple of 10), imbalance 2.
     expect(imbalance).toBeLessThanOrEqual(2);

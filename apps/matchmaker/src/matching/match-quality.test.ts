@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import {
-  defaultRatingTolerance,
   choiceCost,
+  defaultRatingTolerance,
   FRESH_REQUIRED_SCORE,
   IMBALANCE_WEIGHT,
   matchScore,

@@ -654,15 +654,8 @@ class GeneralSearch {
           winSize[i] = this.pSize[win[i]!]!;
           winSum[i] = this.pSum[win[i]!]!;
         }
-        const imbalance = this.balancer.balance(
-          length,
-          winSize,
-          winSum,
-          teams,
-          perTeam,
-          winTeam,
-          imbalanceToBeat(bestCost, candidateSpread[pick]!),
-        );
+        const beat = imbalanceToBeat(bestCost, candidateSpread[pick]!);
+        const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam, beat);
         if (imbalance < 0) continue;
         score = matchScore(candidateSpread[pick]!, imbalance, tolerance);
         cost = choiceCost(candidateSpread[pick]!, imbalance);

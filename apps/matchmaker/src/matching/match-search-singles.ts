@@ -19,8 +19,8 @@ import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import {
   choiceCost,
-  imbalanceToBeat,
   IMBALANCE_WEIGHT,
+  imbalanceToBeat,
   matchScore,
   maxSpreadFor,
   requiredScore,
@@ -408,15 +408,8 @@ export function searchSingles(
           winSize[i] = 1;
           winSum[i] = pMean[win[i]!]!;
         }
-        const imbalance = balancer.balance(
-          length,
-          winSize,
-          winSum,
-          teams,
-          perTeam,
-          winTeam,
-          imbalanceToBeat(bestCost, pickSpread),
-        );
+        const beat = imbalanceToBeat(bestCost, pickSpread);
+        const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam, beat);
         if (imbalance < 0) continue;
         score = matchScore(pickSpread, imbalance, tolerance);
         cost = choiceCost(pickSpread, imbalance);
