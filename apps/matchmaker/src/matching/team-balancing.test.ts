@@ -197,6 +197,31 @@ describe("2v2 of single players", () => {
     );
   });
 
+  it("balances a window in ascending rating order (the searches' windows) as it does the same players sorted", () => {
+    const balancer = new TeamBalancer();
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 3, max: 5 }),
+        fc.array(fc.constantFrom(1000, 1100, 1250, 1300, 1600), { minLength: 10, maxLength: 10 }),
+        (perTeam, drawn) => {
+          const count = 2 * perTeam;
+          const ascending = drawn.slice(0, count).sort((a, b) => a - b);
+          const descending = [...ascending].reverse();
+          const sizes = new Int32Array(count).fill(1);
+          const teamsOf = (ratings: number[]) => {
+            const teamOf = new Int32Array(count);
+            const imbalance = balancer.balance(count, sizes, Float64Array.from(ratings), 2, perTeam, teamOf);
+            const team = (t: number) => ratings.filter((_, i) => teamOf[i] === t).sort((a, b) => a - b);
+            return { imbalance, teams: [team(0), team(1)] };
+          };
+          const up = teamsOf(ascending);
+          expect(up).toEqual(teamsOf(descending));
+          expect(up.imbalance * perTeam).toBeCloseTo(bruteForce([...sizes], ascending, 2, perTeam), 6);
+        },
+      ),
+    );
+  });
+
   it("puts the strongest with the weakest", () => {
     const teamOf = new Int32Array(4);
     const imbalance = balanceTeams(

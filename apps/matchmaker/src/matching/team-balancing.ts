@@ -128,16 +128,23 @@ export class TeamBalancer {
       for (let i = 0; i < count; i++) teamOf[i] = 0;
       return 0;
     }
-    // Biggest units first, then highest rating sum: good early solutions and fewer dead ends.
-    for (let i = 0; i < count; i++) this.order[i] = i;
-    for (let i = 1; i < count; i++) {
-      const u = this.order[i]!;
-      let j = i - 1;
-      while (j >= 0 && before(u, this.order[j]!, sizes, sums)) {
-        this.order[j + 1] = this.order[j]!;
-        j--;
+    // Biggest units first, then highest rating sum: good early solutions and fewer dead ends. The
+    // searches pass windows of single players in rating order, ascending: reverse them (equal sums
+    // keeping their order, as the stable insertion sort of `sortUnits` would) instead of sorting.
+    let ascending = true;
+    for (let i = 1; i < count && ascending; i++) {
+      ascending = sizes[i] === sizes[0] && sums[i]! >= sums[i - 1]!;
+    }
+    if (ascending) {
+      let k = 0;
+      for (let end = count; end > 0; ) {
+        let start = end - 1;
+        while (start > 0 && sums[start - 1] === sums[end - 1]) start--;
+        for (let i = start; i < end; i++) this.order[k++] = i;
+        end = start;
       }
-      this.order[j + 1] = u;
+    } else {
+      this.sortUnits(count, sizes, sums);
     }
     this.teamSum.fill(0, 0, teams);
     this.teamFill.fill(0, 0, teams);
@@ -150,6 +157,20 @@ export class TeamBalancer {
     if (range < 0) return -1;
     for (let i = 0; i < count; i++) teamOf[this.order[i]!] = this.best[i]!;
     return range / perTeam;
+  }
+
+  /** Stable insertion sort of the units into `order`: biggest first, then highest rating sum. */
+  private sortUnits(count: number, sizes: Int32Array, sums: Float64Array): void {
+    for (let i = 0; i < count; i++) this.order[i] = i;
+    for (let i = 1; i < count; i++) {
+      const u = this.order[i]!;
+      let j = i - 1;
+      while (j >= 0 && before(u, this.order[j]!, sizes, sums)) {
+        this.order[j + 1] = this.order[j]!;
+        j--;
+      }
+      this.order[j + 1] = u;
+    }
   }
 
   /**
