@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { findMatches, type MatchOptions } from "./find-matches.js";
+import { IMBALANCE_WEIGHT } from "./match-quality.js";
 import type { MatchGameMode, MatchTicket } from "./types.js";
 
 const NOW = 1_700_000_000;
@@ -80,7 +81,7 @@ describe("findMatches", () => {
       }
       return Number.POSITIVE_INFINITY;
     };
-    const waits = [20, 40, 70, 100, 2000].map(firstMatchingWait);
+    const waits = [30, 50, 70, 100, 2000].map(firstMatchingWait);
     expect(waits[0]).toBe(0);
     for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1]!);
     expect(waits[waits.length - 1]).toBeLessThanOrEqual(20);
@@ -125,6 +126,23 @@ describe("findMatches", () => {
     expect(result.unmatchedTickets.map((t) => t.rating)).toEqual([1100]);
     // matchScore is still the documented formula: spread 200, balanced teams.
     expect(result.matchSuggestions[0]!.matchScore).toBeCloseTo(1 / (1 + 0.2 ** 2), 12);
+  });
+
+  it("reports for 5v5 the score of the documented formula, the one its choice maximised", () => {
+    const ratings = [1000, 1030, 1050, 1100, 1120, 1180, 1200, 1260, 1290, 1300];
+    const tickets = ratings.map((r) => ticket(r, 30));
+    const result = findMatches({ numTeams: 2, numPlayersPerTeam: 5, ratingTolerance: 300 }, tickets, BASIC);
+    expect(result.matchSuggestions).toHaveLength(1);
+    const means = result.matchSuggestions[0]!.teams.map(
+      (t) => t.tickets.reduce((s, x) => s + x.rating, 0) / 5,
+    );
+    const imbalance = Math.abs(means[0]! - means[1]!);
+    // Sum 11530: the best split is 5760 against 5770 (every rating is a multiple of 10), imbalance 2.
+    expect(imbalance).toBeLessThanOrEqual(2);
+    expect(result.matchSuggestions[0]!.matchScore).toBeCloseTo(
+      1 / (1 + ((300 + IMBALANCE_WEIGHT * imbalance) / 300) ** 2),
+      12,
+    );
   });
 
   it("prefers tight matches over matches of arrival order", () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import {
+  choiceCost,
   defaultRatingTolerance,
   FRESH_REQUIRED_SCORE,
+  IMBALANCE_WEIGHT,
   matchScore,
   maxSpreadFor,
   requiredScore,
@@ -29,6 +31,20 @@ describe("matchScore", () => {
     expect(matchScore(100, 0, 300)).toBeGreaterThan(matchScore(200, 0, 300));
     expect(matchScore(100, 10, 300)).toBeGreaterThan(matchScore(100, 50, 300));
     expect(matchScore(300, 0, 300)).toBeCloseTo(0.5);
+  });
+
+  it("is the documented formula, and orders candidates exactly as the search's choice does", () => {
+    expect(matchScore(100, 10, 300)).toBeCloseTo(1 / (1 + ((100 + IMBALANCE_WEIGHT * 10) / 300) ** 2), 12);
+    // A spread of one tolerance made up of imbalance alone scores 0.5, like a plain spread would.
+    expect(matchScore(0, 300 / IMBALANCE_WEIGHT, 300)).toBeCloseTo(0.5, 12);
+    const candidate = fc.tuple(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 500 }));
+    fc.assert(
+      fc.property(candidate, candidate, ([s1, i1], [s2, i2]) => {
+        const byScore = Math.sign(matchScore(s1, i1, 300) - matchScore(s2, i2, 300));
+        const byCost = Math.sign(choiceCost(s2, i2) - choiceCost(s1, i1));
+        expect(byScore).toBe(byCost);
+      }),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The quality model shared by the search and the reported `matchScore` (see ALGORITHM.md):
  *
- *   matchScore = 1 / (1 + (spread / tolerance)^2 + (IMBALANCE_WEIGHT * imbalance / tolerance)^2)
+ *   matchScore = 1 / (1 + ((spread + IMBALANCE_WEIGHT * imbalance) / tolerance)^2)
  *
  * `spread` is max - min rating of the match's tickets, `imbalance` is max - min of the teams' mean
  * ratings (only counted when teams have several players and there are several teams).
@@ -12,45 +12,39 @@ import { ArrayArena } from "./array-arena.js";
 /** The wire contract's default, re-exported so the algorithm and the schema never disagree. */
 export { DEFAULT_TARGET_WAITING_TIME } from "@arena/contracts";
 
-/** Team imbalance hurts more than the same rating gap between individual players. */
-export const IMBALANCE_WEIGHT = 5;
-
-/** The score a match of fresh tickets needs (a spread of about a third of the tolerance). */
-export const FRESH_REQUIRED_SCORE = 0.88;
-
 /**
- * Among the acceptable candidates of an anchor the search takes the lowest
- * `spread + CHOICE_IMBALANCE_WEIGHT · imbalance` (see ALGORITHM.md §4): the players' averages are
- * what the quality benchmark measures, and a squared score hardly tells small imbalances apart.
+ * A gap between the team means costs IMBALANCE_WEIGHT times the same gap between two players: it
+ * decides who is the favourite, which a spread between teammates does not.
  */
-export const CHOICE_IMBALANCE_WEIGHT = 8;
+export const IMBALANCE_WEIGHT = 4;
+
+/** The score a match of fresh tickets needs (spread + 4 · imbalance of about 0.42 tolerance). */
+export const FRESH_REQUIRED_SCORE = 0.85;
 
 /** Shape of the relaxation: required = FRESH_REQUIRED_SCORE * (1 - wait / target)^CURVE_EXPONENT. */
-export const CURVE_EXPONENT = 0.25;
+export const CURVE_EXPONENT = 0.4;
 
 /** Robust spread floor relative to the ratings' magnitude, so near-identical ratings never look far apart. */
 const RELATIVE_TOLERANCE_FLOOR = 0.02;
 
 export function matchScore(spread: number, imbalance: number, tolerance: number): number {
-  const x = spread / tolerance;
-  const y = (IMBALANCE_WEIGHT * imbalance) / tolerance;
-  const score = 1 / (1 + x * x + y * y);
+  const x = choiceCost(spread, imbalance) / tolerance;
+  const score = 1 / (1 + x * x);
   return score >= 0 && score <= 1 ? score : 0;
 }
 
 /**
- * What the search minimises among the acceptable candidates of an anchor. `linear` (where the
- * near-contiguous windows apply, see near-windows.ts): `spread + CHOICE_IMBALANCE_WEIGHT · imbalance`;
- * otherwise the highest `matchScore` (as `-score`), as before: for larger matches the linear cost
- * changed no figure beyond noise and doubled the team balancing work.
+ * What the search minimises among the acceptable candidates of an anchor: `spread + IMBALANCE_WEIGHT ·
+ * imbalance`, the quantity `matchScore` is a decreasing function of, so the lowest cost is the highest
+ * score (compared exactly, without the score's rounding).
  */
-export function choiceCost(spread: number, imbalance: number, score: number, linear: boolean): number {
-  return linear ? spread + CHOICE_IMBALANCE_WEIGHT * imbalance : -score;
+export function choiceCost(spread: number, imbalance: number): number {
+  return spread + IMBALANCE_WEIGHT * imbalance;
 }
 
-/** The lowest `choiceCost` any candidate with this spread can have. */
-export function choiceCostFloor(spread: number, tolerance: number, linear: boolean): number {
-  return linear ? spread : -scoreBound(spread, tolerance);
+/** The imbalance below which a candidate of this spread has a lower cost than `bestCost`. */
+export function imbalanceToBeat(bestCost: number, spread: number): number {
+  return (bestCost - spread) / IMBALANCE_WEIGHT;
 }
 
 /** The best score a match with this spread can reach (a perfectly balanced one). */

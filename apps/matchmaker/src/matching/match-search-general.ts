@@ -15,7 +15,7 @@ import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import { fmix } from "./hash-mix.js";
 import {
   choiceCost,
-  choiceCostFloor,
+  imbalanceToBeat,
   matchScore,
   maxSpreadFor,
   requiredScore,
@@ -601,7 +601,7 @@ class GeneralSearch {
       }
       if (pick < 0) break;
       candidateDone[pick] = 1;
-      if (choiceCostFloor(candidateSpread[pick]!, tolerance, this.nearWindows) >= bestCost) break;
+      if (candidateSpread[pick]! >= bestCost) break;
       if (this.candidateNear[pick] === 1) {
         const left = this.candidateLeft[pick]!;
         const length = this.contiguousWindow(a, this.candidateBit[pick]!, left, this.candidateRight[pick]!);
@@ -648,16 +648,17 @@ class GeneralSearch {
               this.candidateRight[pick]!,
             );
       let score = bound;
-      let cost = choiceCostFloor(candidateSpread[pick]!, tolerance, this.nearWindows);
+      let cost = candidateSpread[pick]!;
       if (this.needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = this.pSize[win[i]!]!;
           winSum[i] = this.pSum[win[i]!]!;
         }
-        const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
+        const beat = imbalanceToBeat(bestCost, candidateSpread[pick]!);
+        const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam, beat);
         if (imbalance < 0) continue;
         score = matchScore(candidateSpread[pick]!, imbalance, tolerance);
-        cost = choiceCost(candidateSpread[pick]!, imbalance, score, this.nearWindows);
+        cost = choiceCost(candidateSpread[pick]!, imbalance);
       } else if (teams === 1) {
         winTeam.fill(0, 0, length);
       } else {

@@ -18,10 +18,9 @@
 import { ArrayArena } from "./array-arena.js";
 import { type FreeLinks, linkFreeUnits, MatchOutput } from "./free-units.js";
 import {
-  CHOICE_IMBALANCE_WEIGHT,
   choiceCost,
-  choiceCostFloor,
   IMBALANCE_WEIGHT,
+  imbalanceToBeat,
   matchScore,
   maxSpreadFor,
   requiredScore,
@@ -195,12 +194,8 @@ export function searchSingles(
   // sorted ratings and split each pair), at most the spread otherwise; with a small safety margin.
   const imbalanceShare =
     teams === 2 && partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT ? 1 / perTeam : 1;
-  // In the units of the choice: spread for the linear cost, squared spread for the score.
-  const pruneFactor = !needsBalance
-    ? 1 + 1e-9
-    : nearWindows
-      ? (1 + CHOICE_IMBALANCE_WEIGHT * imbalanceShare) * (1 + 1e-9)
-      : (1 + IMBALANCE_WEIGHT * IMBALANCE_WEIGHT * imbalanceShare * imbalanceShare) * (1 + 1e-9);
+  // In the units of the choice (spread + IMBALANCE_WEIGHT · imbalance), relative to the spread.
+  const pruneFactor = !needsBalance ? 1 + 1e-9 : (1 + IMBALANCE_WEIGHT * imbalanceShare) * (1 + 1e-9);
   const { keep, scanCap } = neighbourLimits(matchSize);
   const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize), arrays);
 
@@ -325,15 +320,14 @@ export function searchSingles(
     if (anchorRequired === 0 && nc > 1) {
       // Every candidate is acceptable, so the smallest spread's window (a contiguous one) is at
       // least as good as a perfectly balanced window of spread s · pruneFactor (its teams' imbalance
-      // is at most s · imbalanceShare, in the linear cost or in the score's square); candidates
-      // spreading more are never evaluated: drop them now.
+      // is at most s · imbalanceShare); candidates spreading more are never evaluated: drop them now.
       let minSpread = Number.POSITIVE_INFINITY;
       for (let c = 0; c < nc; c++) if (cSpread[c]! < minSpread) minSpread = cSpread[c]!;
-      const limit = nearWindows ? minSpread * pruneFactor : minSpread * minSpread * pruneFactor;
+      const limit = minSpread * pruneFactor;
       let kept = 0;
       for (let c = 0; c < nc; c++) {
         const spread = cSpread[c]!;
-        if ((nearWindows ? spread : spread * spread) > limit) continue;
+        if (spread > limit) continue;
         cSpread[kept] = spread;
         cRequired[kept] = 0;
         cBit[kept] = cBit[c]!;
@@ -359,7 +353,7 @@ export function searchSingles(
       }
       if (pick < 0) break;
       cDone[pick] = 1;
-      if (choiceCostFloor(pickSpread, tolerance, nearWindows) >= bestCost) break;
+      if (pickSpread >= bestCost) break;
       const k = cBit[pick]!;
       const l = cLeft[pick]!;
       if (cNear[pick] === 1) {
@@ -408,16 +402,17 @@ export function searchSingles(
       win[length++] = a;
       for (let i = 0; i < r; i++) win[length++] = listR[base + i]!;
       let score = bound;
-      let cost = choiceCostFloor(pickSpread, tolerance, nearWindows);
+      let cost = pickSpread;
       if (needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = 1;
           winSum[i] = pMean[win[i]!]!;
         }
-        const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam);
+        const beat = imbalanceToBeat(bestCost, pickSpread);
+        const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam, beat);
         if (imbalance < 0) continue;
         score = matchScore(pickSpread, imbalance, tolerance);
-        cost = choiceCost(pickSpread, imbalance, score, nearWindows);
+        cost = choiceCost(pickSpread, imbalance);
       } else if (teams === 1) {
         for (let i = 0; i < length; i++) winTeam[i] = 0;
       } else {

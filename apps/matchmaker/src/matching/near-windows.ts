@@ -6,7 +6,7 @@
  * tickets, two or more teams of two or more, and matches of at most `NEAR_WINDOW_MAX_PLAYERS`, where
  * balancing a window is cheap; shared by both searches, so they make the same choices.
  */
-import { choiceCost, matchScore, requiredScore, scoreBound } from "./match-quality.js";
+import { choiceCost, imbalanceToBeat, matchScore, requiredScore, scoreBound } from "./match-quality.js";
 import type { TeamBalancer } from "./team-balancing.js";
 import type { SearchSettings } from "./types.js";
 
@@ -14,7 +14,7 @@ import type { SearchSettings } from "./types.js";
 export const NEAR_WINDOW_MAX_PLAYERS = 6;
 
 /**
- * Whether the match shape gets near-contiguous windows (and the linear choice cost). It depends on
+ * Whether the match shape gets near-contiguous windows. It depends on
  * the shape only, never on other tickets in the request, so a ticket that can never be placed (say a
  * party too large) changes nothing for the rest; a window holding a party is simply not widened.
  */
@@ -77,7 +77,7 @@ export class NearWindows {
         const y3 = rating[full[d === 4 ? 3 : 4]!]!;
         const y1 = rating[full[d <= 1 ? 2 : 1]!]!;
         const y2 = rating[full[d <= 2 ? 3 : 2]!]!;
-        const approx = choiceCost(spread, Math.abs(y0 + y3 - y1 - y2) / 2, 0, true);
+        const approx = choiceCost(spread, Math.abs(y0 + y3 - y1 - y2) / 2);
         if (approx - 1e-9 * (Math.abs(approx) + 1) >= best) continue;
       }
       let n = 0;
@@ -95,10 +95,18 @@ export class NearWindows {
         required = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
       }
       if (bound < required) continue;
-      const imbalance = balancer.balance(matchSize, subSize, subSum, teams, perTeam, subTeam);
+      const imbalance = balancer.balance(
+        matchSize,
+        subSize,
+        subSum,
+        teams,
+        perTeam,
+        subTeam,
+        imbalanceToBeat(best, spread),
+      );
       if (imbalance < 0) continue;
       const score = matchScore(spread, imbalance, tolerance);
-      const cost = choiceCost(spread, imbalance, score, true);
+      const cost = choiceCost(spread, imbalance);
       if (cost >= best) continue;
       if (score < required) continue;
       best = cost;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { balanceTeams, EXACT_PARTITION_LIMIT, partitionCount } from "./team-balancing.js";
+import { balanceTeams, EXACT_PARTITION_LIMIT, partitionCount, TeamBalancer } from "./team-balancing.js";
 
 /** Smallest range of team sums over every capacity-respecting assignment, or -1 if none exists. */
 function bruteForce(sizes: number[], sums: number[], teams: number, perTeam: number): number {
@@ -166,6 +166,57 @@ describe("2v2 of single players", () => {
           expect([...teamOf].filter((t) => t === 0)).toHaveLength(2);
           const best = ratings.indexOf(Math.max(...ratings));
           expect(teamOf[best]).toBe(0);
+        },
+      ),
+    );
+  });
+
+  it("3v3 to 5v5 with a bound to beat: the same split below it, Infinity when nothing is below it", () => {
+    const balancer = new TeamBalancer();
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 3, max: 5 }),
+        fc.array(fc.integer({ min: 800, max: 2200 }), { minLength: 10, maxLength: 10 }),
+        (perTeam, drawn) => {
+          const count = 2 * perTeam;
+          const sums = Float64Array.from(drawn.slice(0, count));
+          const sizes = new Int32Array(count).fill(1);
+          const free = new Int32Array(count);
+          const optimum = balancer.balance(count, sizes, sums, 2, perTeam, free);
+          expect(optimum * perTeam).toBeCloseTo(bruteForce([...sizes], [...sums], 2, perTeam), 6);
+          const bounded = new Int32Array(count);
+          expect(balancer.balance(count, sizes, sums, 2, perTeam, bounded, optimum + 0.5)).toBe(optimum);
+          expect([...bounded]).toEqual([...free]);
+          if (optimum >= 1) {
+            expect(balancer.balance(count, sizes, sums, 2, perTeam, bounded, optimum - 0.5)).toBe(
+              Number.POSITIVE_INFINITY,
+            );
+          }
+        },
+      ),
+    );
+  });
+
+  it("balances a window in ascending rating order (the searches' windows) as it does the same players sorted", () => {
+    const balancer = new TeamBalancer();
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 3, max: 5 }),
+        fc.array(fc.constantFrom(1000, 1100, 1250, 1300, 1600), { minLength: 10, maxLength: 10 }),
+        (perTeam, drawn) => {
+          const count = 2 * perTeam;
+          const ascending = drawn.slice(0, count).sort((a, b) => a - b);
+          const descending = [...ascending].reverse();
+          const sizes = new Int32Array(count).fill(1);
+          const teamsOf = (ratings: number[]) => {
+            const teamOf = new Int32Array(count);
+            const imbalance = balancer.balance(count, sizes, Float64Array.from(ratings), 2, perTeam, teamOf);
+            const team = (t: number) => ratings.filter((_, i) => teamOf[i] === t).sort((a, b) => a - b);
+            return { imbalance, teams: [team(0), team(1)] };
+          };
+          const up = teamsOf(ascending);
+          expect(up).toEqual(teamsOf(descending));
+          expect(up.imbalance * perTeam).toBeCloseTo(bruteForce([...sizes], ascending, 2, perTeam), 6);
         },
       ),
     );

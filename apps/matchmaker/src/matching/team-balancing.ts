@@ -98,7 +98,10 @@ export class TeamBalancer {
 
   /**
    * Fills `teamOf[i]` (0-based team) for units `0..count-1` of `sizes`/`sums` and returns the
-   * imbalance, or -1 when the units cannot be packed into the teams.
+   * imbalance, or -1 when the units cannot be packed into the teams. A caller that only needs the
+   * imbalance when it is below `beat` says so: for two teams of single players the search then
+   * starts from that bound and returns Infinity (with `teamOf` some valid split) when no split is
+   * below it. A split that is below it comes out exactly as without `beat`.
    */
   balance(
     count: number,
@@ -107,6 +110,7 @@ export class TeamBalancer {
     teams: number,
     perTeam: number,
     teamOf: Int32Array,
+    beat = Number.POSITIVE_INFINITY,
   ): number {
     if (
       teams === 2 &&
@@ -124,7 +128,39 @@ export class TeamBalancer {
       for (let i = 0; i < count; i++) teamOf[i] = 0;
       return 0;
     }
-    // Biggest units first, then highest rating sum: good early solutions and fewer dead ends.
+    // Biggest units first, then highest rating sum: good early solutions and fewer dead ends. The
+    // searches pass windows of single players in rating order, ascending: reverse them (equal sums
+    // keeping their order, as the stable insertion sort of `sortUnits` would) instead of sorting.
+    let ascending = true;
+    for (let i = 1; i < count && ascending; i++) {
+      ascending = sizes[i] === sizes[0] && sums[i]! >= sums[i - 1]!;
+    }
+    if (ascending) {
+      let k = 0;
+      for (let end = count; end > 0; ) {
+        let start = end - 1;
+        while (start > 0 && sums[start - 1] === sums[end - 1]) start--;
+        for (let i = start; i < end; i++) this.order[k++] = i;
+        end = start;
+      }
+    } else {
+      this.sortUnits(count, sizes, sums);
+    }
+    this.teamSum.fill(0, 0, teams);
+    this.teamFill.fill(0, 0, teams);
+    const exactSplit = partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT;
+    const range = !exactSplit
+      ? this.heuristic(count, sizes, sums, teams, perTeam)
+      : teams === 2 && count === 2 * perTeam
+        ? this.exactTwoTeamsOfSingles(count, sums, perTeam, beat)
+        : this.exact(count, sizes, sums, teams, perTeam);
+    if (range < 0) return -1;
+    for (let i = 0; i < count; i++) teamOf[this.order[i]!] = this.best[i]!;
+    return range / perTeam;
+  }
+
+  /** Stable insertion sort of the units into `order`: biggest first, then highest rating sum. */
+  private sortUnits(count: number, sizes: Int32Array, sums: Float64Array): void {
     for (let i = 0; i < count; i++) this.order[i] = i;
     for (let i = 1; i < count; i++) {
       const u = this.order[i]!;
@@ -135,17 +171,6 @@ export class TeamBalancer {
       }
       this.order[j + 1] = u;
     }
-    this.teamSum.fill(0, 0, teams);
-    this.teamFill.fill(0, 0, teams);
-    const exactSplit = partitionCount(teams, perTeam) <= EXACT_PARTITION_LIMIT;
-    const range = !exactSplit
-      ? this.heuristic(count, sizes, sums, teams, perTeam)
-      : teams === 2 && count === 2 * perTeam
-        ? this.exactTwoTeamsOfSingles(count, sums, perTeam)
-        : this.exact(count, sizes, sums, teams, perTeam);
-    if (range < 0) return -1;
-    for (let i = 0; i < count; i++) teamOf[this.order[i]!] = this.best[i]!;
-    return range / perTeam;
   }
 
   /**
@@ -205,7 +230,7 @@ export class TeamBalancer {
    * smallest remaining ratings) cannot come within the best difference so far. It returns the
    * lexicographically first combination with the smallest difference, as visiting all of them would.
    */
-  private exactTwoTeamsOfSingles(count: number, sums: Float64Array, perTeam: number): number {
+  private exactTwoTeamsOfSingles(count: number, sums: Float64Array, perTeam: number, beat: number): number {
     const pick = perTeam - 1;
     if (this.chosen.length < pick + 1 || this.vals.length < count + 1) {
       this.chosen = new Int32Array(2 * (pick + 1));
@@ -240,8 +265,15 @@ export class TeamBalancer {
     this.bestFromSearch = false;
     // Covers the rounding of bounds computed from differently ordered sums.
     this.boundSlack = 1e-9 * (Math.abs(total) + 1);
+    // Only a difference below the caller's bound matters (with a margin, so that no split the
+    // caller would take is cut): start from it when the draft is not below it. The search keeps
+    // every subtree that can reach the optimum, so an optimum below it is found as before.
+    const cap = beat * perTeam * (1 + 1e-9) + this.boundSlack;
+    const capped = this.bestDifference > cap;
+    if (capped) this.bestDifference = cap;
     this.sumAt[0] = this.vals[0]!;
     if (pick > 0) this.visit(1, 0);
+    if (capped && !this.bestFromSearch) this.bestDifference = Number.POSITIVE_INFINITY;
     for (let i = 0; i < count; i++) this.best[i] = 1;
     this.best[0] = 0;
     for (let k = 0; k < pick; k++) this.best[this.bestChosen[k]!] = 0;
