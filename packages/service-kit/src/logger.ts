@@ -82,8 +82,19 @@ export function redactKeysDeep(value: unknown, keys: ReadonlySet<string>, depth 
   return copy ?? value;
 }
 
-/** The access-log sibling of each logger createLogger made (see `accessLogger`). */
-const accessLoggers = new WeakMap<Logger, Logger>();
+/** What the kit logs of each request it answers (the access line's fields). */
+export interface AccessLine {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+}
+
+export type AccessLineWriter = (line: AccessLine) => void;
+
+/** The access-line writer of each logger createLogger made (see `accessLineWriter`). */
+const accessWriters = new WeakMap<Logger, AccessLineWriter>();
 
 export function createLogger({ name, level = "info", destination, redactKeys }: LoggerOptions): Logger {
   const keys = new Set(redactKeys ?? []);
@@ -107,23 +118,25 @@ export function createLogger({ name, level = "info", destination, redactKeys }: 
     },
   };
   const logger = destination ? pino(options, destination as pino.DestinationStream) : pino(options);
-  // "trace": the kit asks the main logger whether info is on, so a level changed later is followed.
-  const access = pino(
-    { ...plain, level: "trace" },
-    (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym],
-  );
-  accessLoggers.set(logger, access);
+  const stream = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym]!;
+  // The line pino writes for `logger.info(line, "request completed")`, field for field and in its
+  // order, composed directly: pino's redaction and serializer loop were ~5 of the line's ~6 µs, and
+  // the line holds nothing to censor (no query string, header or body). Strings go through
+  // JSON.stringify, as pino escapes them; the kit asks the logger whether info is on first.
+  const head = `","service":${JSON.stringify(name)},"name":${JSON.stringify(name)},"requestId":`;
+  accessWriters.set(logger, (line) => {
+    stream.write(
+      `{"level":"info","time":"${new Date().toISOString()}${head}${JSON.stringify(line.requestId)},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status},"durationMs":${line.durationMs},"msg":"request completed"}\n`,
+    );
+  });
   return logger;
 }
 
 /**
- * The logger the kit writes its access lines with: for a logger of `createLogger`, a sibling with
- * the same fields and stream but without redaction (about three quarters of a line's time, see the
- * README), which has nothing to do on a line the kit composes of method, path, status and duration
- * alone (no query string, no header, no body). Only for such lines: nothing it writes is censored.
- * Its level lets everything through; the kit asks the app's logger first. Any other logger is its
- * own access logger.
+ * How the kit writes a request's access line: for a logger of `createLogger`, the line composed
+ * directly onto its stream (the same JSON pino would write, without its redaction pass, which has
+ * nothing to censor in these five fields); any other logger gets `info(line, "request completed")`.
  */
-export function accessLogger(logger: Logger): Logger {
-  return accessLoggers.get(logger) ?? logger;
+export function accessLineWriter(logger: Logger): AccessLineWriter {
+  return accessWriters.get(logger) ?? ((line) => logger.info(line, "request completed"));
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Histogram } from "prom-client";
 import type { Lifecycle } from "./health.js";
-import { accessLogger, type Logger } from "./logger.js";
+import { accessLineWriter, type Logger } from "./logger.js";
 import type { ServiceMetrics } from "./metrics.js";
 
 declare global {
@@ -86,7 +86,7 @@ function boundSeries(histogram: Histogram<"method" | "route" | "status">) {
  * with a lifecycle, `Connection: close` on every answer once shutdown has begun.
  */
 export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycle?: Lifecycle) {
-  const access = accessLogger(logger);
+  const writeAccessLine = accessLineWriter(logger);
   const series = boundSeries(metrics.httpDuration);
   const finish = (req: ContextRequest, res: Response, startedAt: bigint): void => {
     const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
@@ -99,16 +99,13 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycl
     const query = url.indexOf("?");
     const path = query === -1 ? url : url.slice(0, query);
     if (UNLOGGED_PATHS.has(path) || !logger.isLevelEnabled("info")) return;
-    access.info(
-      {
-        requestId: req.id,
-        method: req.method,
-        path,
-        status: res.statusCode,
-        durationMs: Math.round(seconds * 1e4) / 10,
-      },
-      "request completed",
-    );
+    writeAccessLine({
+      requestId: req.id,
+      method: req.method,
+      path,
+      status: res.statusCode,
+      durationMs: Math.round(seconds * 1e4) / 10,
+    });
   };
   return (req: ContextRequest, res: Response, next: NextFunction): void => {
     const startedAt = process.hrtime.bigint();
