@@ -26,7 +26,7 @@ export interface StatsUpstreamOptions {
   /** Longest wait for stats' answer headers, and between two chunks of its body. */
   timeoutMs: number;
   connections: number;
-  /** Leaderboard reads kept on this replica; board-changing calls through `call` drop their tenant's. */
+  /** Leaderboard reads kept on this replica; board-changing calls (REST or WebSocket) drop their tenant's. */
   leaderboardCache?: LeaderboardCache;
 }
 
@@ -101,36 +101,14 @@ export class StatsUpstream {
   }
 
   /**
-   * An upstream call through `pool.request` (the WebSocket's actions, via `callAndRead`): sends
-   * `call` with the service token and the tenant, and answers stats' status, headers and body
-   * stream (the caller reads or dumps it). REST's `forward` and `callWhole` use the dispatcher. Failures to reach stats or to
-   * get its headers in time throw the AppError the client should see (503, 504, 502).
+   * The upstream call whose answer is read whole (leaderboards, the WebSocket's actions): sends
+   * `call` with the service token and the tenant on the pool's dispatcher and gathers the chunks
+   * into one Buffer, without the body stream `pool.request` makes for every answer (a tenth of the
+   * gateway's time on a proxied read went to that stream's events). An answer longer than
+   * `maxBytes` is a 502. Failures to reach stats or to get its answer in time reject with the
+   * AppError the client should see (503, 504, 502).
    */
-  async call(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
-    let answer: Dispatcher.ResponseData;
-    try {
-      answer = await this.pool.request({
-        method: call.method,
-        path: call.path,
-        headers: this.headersOf(call),
-        body: call.body ?? null,
-      });
-    } catch (err) {
-      throw upstreamError(err);
-    } finally {
-      this.afterCall(call);
-    }
-    await requireServedStats(answer);
-    return answer;
-  }
-
-  /**
-   * `call` for answers read whole and small (leaderboards): straight on the pool's dispatcher, the
-   * chunks gathered into one Buffer, without the body stream `request` makes for every answer (a
-   * tenth of the gateway's time on a proxied read went to that stream's events). Up to
-   * WHOLE_ANSWER_MAX_BYTES; a longer answer is a 502.
-   */
-  callWhole(call: UpstreamCall): Promise<WholeAnswer> {
+  callWhole(call: UpstreamCall, maxBytes = WHOLE_ANSWER_MAX_BYTES): Promise<WholeAnswer> {
     return new Promise<WholeAnswer>((resolve, reject) => {
       let status = 0;
       let headers: IncomingHttpHeaders = {};
@@ -149,11 +127,17 @@ export class StatsUpstream {
         onHeaders: (statusCode, rawHeaders) => {
           status = statusCode;
           headers = undiciUtil.parseHeaders(rawHeaders) as IncomingHttpHeaders;
+          try {
+            requireServedStatsHeaders(headers);
+          } catch (err) {
+            abort(err as Error);
+            return false;
+          }
           return true;
         },
         onData: (chunk) => {
           size += chunk.length;
-          if (size > WHOLE_ANSWER_MAX_BYTES) {
+          if (size > maxBytes) {
             abort(new AppError("UPSTREAM_FAILED", "The stats service answered more than expected"));
             return false;
           }
@@ -162,12 +146,6 @@ export class StatsUpstream {
         },
         onComplete: () => {
           this.afterCall(call);
-          try {
-            requireServedStatsHeaders(headers);
-          } catch (err) {
-            reject(err);
-            return;
-          }
           resolve({
             status,
             headers,
@@ -219,15 +197,13 @@ export class StatsUpstream {
     }
   }
 
-  /** `call`, with the answer read whole (JSON parsed; anything else as text, no body as undefined). */
+  /**
+   * `callWhole` with the answer decoded (JSON parsed; anything else as text, no body as
+   * undefined), of any length, as the WebSocket's actions have always been read.
+   */
   async callAndRead(call: UpstreamCall): Promise<UpstreamAnswer> {
-    const answer = await this.call(call);
-    let text: string;
-    try {
-      text = await answer.body.text();
-    } catch (err) {
-      throw upstreamError(err);
-    }
+    const answer = await this.callWhole(call, Number.POSITIVE_INFINITY);
+    const text = answer.body.toString("utf8");
     const contentType = String(answer.headers["content-type"] ?? "");
     let body: unknown = text === "" ? undefined : text;
     if (text !== "" && /[/+]json\b/.test(contentType)) {
@@ -237,7 +213,7 @@ export class StatsUpstream {
         throw new AppError("UPSTREAM_FAILED", "The stats service answered malformed JSON", { cause: err });
       }
     }
-    return { status: answer.statusCode, headers: answer.headers, body };
+    return { status: answer.status, headers: answer.headers, body };
   }
 
   /** The upstream call that forwards `req` as its authenticated principal. */
@@ -412,15 +388,6 @@ function sendWhole(res: Response, status: number, headers: CachedAnswer["headers
 }
 
 /** Refuses (502) an answer from a stats older than the oldest internal API version this gateway serves. */
-async function requireServedStats(answer: Dispatcher.ResponseData): Promise<void> {
-  try {
-    requireServedStatsHeaders(answer.headers);
-  } catch (err) {
-    await answer.body.dump().catch(() => {});
-    throw err;
-  }
-}
-
 function requireServedStatsHeaders(headers: IncomingHttpHeaders): void {
   const header = headers[INTERNAL_API_VERSION_HEADER];
   const named = Array.isArray(header) ? header[0] : header;
