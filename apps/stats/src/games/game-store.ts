@@ -32,8 +32,8 @@ export class GameStore {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
-    /** Where the hot read runs (the pool `db` runs on); Prisma when not given. */
-    private readonly pool?: Queryable,
+    /** Where the hot read runs (the pool `db` runs on). */
+    private readonly pool: Queryable,
   ) {}
 
   /** Creates or replaces a game's config (PUT semantics: omitted options fall back to defaults). */
@@ -69,20 +69,16 @@ export class GameStore {
   }
 
   async get(tenantId: string, gameId: string): Promise<GameConfig | undefined> {
-    if (this.pool) {
-      const row = (await GAME_ROW.run(this.pool, tenantId, gameId)).rows[0];
-      return row
-        ? toGameConfig({
-            gameId: row.game_id,
-            mode: row.mode,
-            config: row.config,
-            createdAt: row.created_at,
-            updatedAt: row.updated_at,
-          })
-        : undefined;
-    }
-    const row = await this.db.game.findUnique({ where: { tenantId_gameId: { tenantId, gameId } } });
-    return row ? toGameConfig(row) : undefined;
+    const row = (await GAME_ROW.run(this.pool, tenantId, gameId)).rows[0];
+    return row
+      ? toGameConfig({
+          gameId: row.game_id,
+          mode: row.mode,
+          config: row.config,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+        })
+      : undefined;
   }
 
   /** Mode names of the tenant's games, for statistics answers. */
