@@ -1,3 +1,4 @@
+import { COMMITTED_WAL_POSITION_SQL } from "@arena/database";
 import { Gauge, isDependencyUnreachable } from "@arena/service-kit";
 import type { Database, SqlPool } from "./db.js";
 
@@ -47,15 +48,14 @@ export class ReadReplica {
   /**
    * Where a read goes that must see every transaction committed before it was asked (a leaderboard
    * rebuild: a write that reached Redis before it emptied exists only in PostgreSQL): the replica
-   * once it has replayed the primary's current WAL position, else the primary (after `catchUpMs`,
-   * or when the replica does not answer).
+   * once it has replayed the WAL of every transaction the primary committed (acknowledged
+   * asynchronous commits included), else the primary (after `catchUpMs`, or when the replica does
+   * not answer).
    */
   async current(): Promise<ReadTarget> {
     if (!this.replica) return this.primary;
     try {
-      const { rows } = await this.primary.pool.query<{ lsn: string }>(
-        "SELECT pg_current_wal_lsn()::text AS lsn",
-      );
+      const { rows } = await this.primary.pool.query<{ lsn: string }>(COMMITTED_WAL_POSITION_SQL);
       const deadline = Date.now() + this.catchUpMs;
       for (;;) {
         const replayed = await this.replica.pool.query<{ done: boolean | null }>(
@@ -81,7 +81,7 @@ export class ReadReplica {
   async lag(): Promise<{ seconds: number; bytes: number } | undefined> {
     if (!this.replica) return undefined;
     const [primary, replica] = await Promise.all([
-      this.primary.pool.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn"),
+      this.primary.pool.query<{ lsn: string }>(COMMITTED_WAL_POSITION_SQL),
       this.replica.pool.query<{ seconds: number | null; lsn: string | null }>(
         `SELECT CASE WHEN pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0
                      ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 END AS seconds,

@@ -91,6 +91,19 @@ describe("reads routed to the read replica (DATABASE_READ_URL)", () => {
     await h.as(T, "server").get("/players/cat").expect(200);
   });
 
+  it("rebuilds a board right after a completion with that result, asynchronous commit or not", async () => {
+    // The test servers acknowledge commits before their WAL is flushed (synchronous_commit = off),
+    // so the WAL write position is behind the completion's commit: the rebuild must wait for more.
+    for (let round = 0; round < 5; round++) {
+      const pair = [[`async-${round}-a`], [`async-${round}-b`]];
+      await playMatch(h, T, "duel", pair);
+      await h.testRedis.flush();
+      const board = await h.as(T, "server").post("/games/duel/leaderboard", { count: 100 }).expect(200);
+      const ids = board.body.leaderboard.map((e: { playerId: string }) => e.playerId);
+      expect(ids).toEqual(expect.arrayContaining(pair.flat()));
+    }
+  });
+
   it("answers from the primary while the replica is down, and the lag is not known (NaN)", async () => {
     await pair.stopReplica();
     const stats = await h.as(T, "server").get("/players/ann").expect(200);

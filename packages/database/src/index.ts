@@ -14,3 +14,4 @@ export {
   shippedMigrations as shippedMigrationsIn,
 } from "./schema-version.js";
 export { type CreateTestDatabaseOptions, createTestDatabase, type TestDatabase } from "./test-database.js";
+export { COMMITTED_WAL_POSITION_SQL, walRecordEndSql } from "./wal-position.js";

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { withDatabaseName } from "../src/database-url.js";
 import { type PgBouncer, type ReplicaPair, startPgBouncer, startReplicaPair } from "../src/testing.js";
+import { walRecordEndSql } from "../src/wal-position.js";
 
 async function connect(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
@@ -35,6 +36,30 @@ describe("startReplicaPair", () => {
     expect(rows).toEqual([{ body: "streamed" }]);
     expect((await replica.query("SELECT pg_is_in_recovery() AS standby")).rows[0]).toEqual({ standby: true });
     await expect(replica.query("INSERT INTO notes VALUES (2, 'no')")).rejects.toThrow("read-only");
+  });
+
+  it("waits in caughtUp for a commit that is acknowledged but not yet flushed (asynchronous commit)", async () => {
+    // The pair runs with synchronous_commit=off: a commit is acknowledged while its WAL record may
+    // still sit in the primary's buffers, ahead of pg_current_wal_lsn() (the write position).
+    for (let id = 100; id < 110; id++) {
+      await primary.query("INSERT INTO notes VALUES ($1, 'async')", [id]);
+      await pair.caughtUp();
+      expect((await replica.query("SELECT body FROM notes WHERE id = $1", [id])).rows).toEqual([
+        { body: "async" },
+      ]);
+    }
+  });
+
+  it("takes a page header off an insert position just past it, and nothing off a record's end", async () => {
+    const end = async (lsn: string) =>
+      (await primary.query<{ lsn: string }>(walRecordEndSql("$1::pg_lsn"), [lsn])).rows[0]!.lsn;
+    expect(await end("0/2018")).toBe("0/2000"); // just past a page's short header
+    expect(await end("0/1002018")).toBe("0/1002000");
+    expect(await end("1/28")).toBe("1/0"); // just past a segment's long header
+    expect(await end("0/1000028")).toBe("0/1000000");
+    expect(await end("0/1000018")).toBe("0/1000018"); // inside a segment's long header: not a header's end
+    expect(await end("0/2028")).toBe("0/2028"); // a record ending 16 bytes into a page
+    expect(await end("0/2030")).toBe("0/2030");
   });
 
   it("serves stale rows while replay is paused, and catches up once resumed", async () => {

@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { freePort } from "@arena/service-kit/testing";
 import pg from "pg";
+import { COMMITTED_WAL_POSITION_SQL } from "../wal-position.js";
 import { postgresBinDir, runAsService, serviceScratchDir } from "./postgres-tools.js";
 
 /** A PostgreSQL primary and a hot standby streaming from it, both on loopback, for one test run. */
@@ -151,7 +152,7 @@ function replayControls(primaryUrl: string, replicaUrl: string): Omit<ReplicaPai
       await queryOne(replicaUrl, "SELECT pg_wal_replay_resume()");
     },
     async caughtUp(timeoutMs = 10_000) {
-      const { lsn } = await queryOne<{ lsn: string }>(primaryUrl, "SELECT pg_current_wal_lsn()::text AS lsn");
+      const { lsn } = await queryOne<{ lsn: string }>(primaryUrl, COMMITTED_WAL_POSITION_SQL);
       await waitFor(
         async () =>
           (
