@@ -1,3 +1,4 @@
+import { hostedOperation } from "@arena/contracts";
 import type { Redis, RedisKeys } from "@arena/redis";
 import { redisReadiness } from "@arena/redis";
 import { createServiceApp, type Logger, type Registry, type ServiceApp } from "@arena/service-kit";
@@ -9,9 +10,9 @@ import type { StatsConfig } from "./config.js";
 import { type Database, databaseReadiness, type SqlPool } from "./db.js";
 import { gameOperations } from "./games/game-operations.js";
 import { GameStore } from "./games/game-store.js";
-import { operationRoutes } from "./http/operation-routes.js";
+import { checkedOperation, operationRoutes } from "./http/operation-routes.js";
 import { leaderboardMetrics } from "./leaderboards/leaderboard-metrics.js";
-import { leaderboardOperations } from "./leaderboards/leaderboard-operations.js";
+import { leaderboardBatchOperations, leaderboardOperations } from "./leaderboards/leaderboard-operations.js";
 import { LeaderboardStore } from "./leaderboards/leaderboard-store.js";
 import { MatchCompletion } from "./matches/match-completion.js";
 import { MatchLifecycle } from "./matches/match-lifecycle.js";
@@ -113,10 +114,17 @@ function createDomains(deps: StatsAppDeps) {
   const hosted = createHostedQueue(deps, statistics);
   const { games, seasons, leaderboards, completion, playerStats, playerStatsStore } = statistics;
   const { lifecycle, queue, backfill } = hosted;
+  const boards = leaderboardOperations({
+    games,
+    seasons,
+    leaderboards,
+    reads: statistics.boardMetrics.reads,
+  });
   const handlers = {
     ...gameOperations(games),
     ...seasonOperations(seasons),
-    ...leaderboardOperations({ games, seasons, leaderboards, reads: statistics.boardMetrics.reads }),
+    ...boards,
+    ...leaderboardBatchOperations(checkedOperation(hostedOperation("getLeaderboard"), boards.getLeaderboard)),
     ...queueOperations({ games, queue }),
     ...matchOperations({ games, lifecycle, completion }),
     ...backfillOperations({ games, backfill }),

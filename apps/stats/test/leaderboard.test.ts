@@ -134,6 +134,50 @@ describe("leaderboard reads", () => {
   });
 });
 
+describe("leaderboard reads sent together (getLeaderboardBatch, the gateway's)", () => {
+  const batch = (reads: unknown[], game = "ladder") =>
+    h.as(T, "server").post(`/internal/games/${game}/leaderboard-reads`, { reads });
+
+  it("answers each read as getLeaderboard does, a failed one with its status alone, in order", async () => {
+    const reads: unknown[] = [
+      { count: 10 },
+      { count: 2, fromRank: 2 },
+      { count: 1, playerId: "p3" },
+      { count: 5, playerId: "nobody" }, // 404
+      { count: 101, fromRank: 1 }, // 400
+      "not a body", // 400
+      { count: 5, season: "S9" }, // 404
+      { count: 1, playerId: "p6", ignored: true },
+    ];
+    const res = await batch(reads).expect(200);
+    const answers = res.body.answers as Array<{ status: number; body?: unknown }>;
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 404, 400, 400, 404, 200]);
+    for (const [i, read] of reads.entries()) {
+      if (answers[i]!.status !== 200) {
+        expect(answers[i]).toEqual({ status: answers[i]!.status });
+        continue;
+      }
+      // Byte for byte the answer of the read sent alone.
+      const alone = await board(read as object).expect(200);
+      expect(JSON.stringify(answers[i]!.body)).toBe(alone.text);
+    }
+  });
+
+  it("checks the batch itself, and each read against its tenant's game and board", async () => {
+    await batch([]).expect(400);
+    await batch(Array.from({ length: 65 }, () => ({ count: 1 }))).expect(400);
+    const unknownGame = await batch([{ count: 1 }], "no-such-game").expect(200);
+    expect(unknownGame.body.answers).toEqual([{ status: 404 }]);
+    const other = await batch([{ count: 1, playerId: "p1" }], "other").expect(200);
+    expect(other.body.answers).toEqual([{ status: 404 }]);
+    const tenantAlone = await h
+      .as("another-tenant", "server")
+      .post("/internal/games/ladder/leaderboard-reads", { reads: [{ count: 1 }] })
+      .expect(200);
+    expect(tenantAlone.body.answers).toEqual([{ status: 404 }]);
+  });
+});
+
 describe("leaderboards and completions", () => {
   it("puts completed matches on the board, a tie going to the earlier winner", async () => {
     h.clock.advance(1000);

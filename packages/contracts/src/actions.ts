@@ -387,6 +387,13 @@ export function operationOfAction(action: MessageAction): HostedOperation | unde
 
 const PATH_PARAMETER = /\{([A-Za-z0-9_]+)\}/g;
 
+/** The hosted operation named `operationId` (the table's entry). */
+export function hostedOperation(operationId: HostedOperationId): HostedOperation {
+  const op = (HOSTED_OPERATIONS as readonly HostedOperation[]).find((o) => o.operationId === operationId);
+  if (op === undefined) throw new Error(`No hosted operation ${operationId}`);
+  return op;
+}
+
 /** `/games/{gameId}` → `/games/:gameId` (express), in one place. */
 export function expressPath(path: string): string {
   return path.replace(PATH_PARAMETER, ":$1");

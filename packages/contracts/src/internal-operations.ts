@@ -1,4 +1,4 @@
-import { idField } from "./fields.js";
+import { GameIdField, idField } from "./fields.js";
 import type { SchemaName } from "./schema-registry.js";
 
 /**
@@ -38,6 +38,16 @@ export const INTERNAL_OPERATIONS = [
     summary: "A subscribed WebSocket connection closed: what it never acknowledged is offered to another",
     params: { connectionId: ConnectionIdField },
     answers: { 204: null },
+  },
+  {
+    operationId: "getLeaderboardBatch",
+    method: "POST",
+    path: "/internal/games/{gameId}/leaderboard-reads",
+    summary:
+      "Reads of one board sent together: each runs as getLeaderboard does (its role, its body's checks); a failed one answers its status only",
+    params: { gameId: GameIdField },
+    body: "LeaderboardReadBatch",
+    answers: { 200: "LeaderboardReadBatchAnswer" },
   },
 ] as const satisfies readonly InternalOperation[];
 

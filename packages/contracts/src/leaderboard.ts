@@ -93,3 +93,63 @@ export type LeaderboardEntry = LeaderboardResponse["leaderboard"][number];
 
 export const validateLeaderboardRequest = compile<LeaderboardRequest>(LeaderboardRequestSchema);
 export const validateLeaderboardResponse = compile<LeaderboardResponse>(LeaderboardResponseSchema);
+
+/**
+ * Most reads of one board in one internal batch (`getLeaderboardBatch`): under load, the gateway
+ * sends the reads of a board that arrive while its calls for that board are in flight to stats
+ * together, which then costs stats one request instead of one each.
+ */
+export const LEADERBOARD_READ_BATCH_MAX = 64;
+
+/**
+ * An internal batch of leaderboard reads of one board: each item is a `LeaderboardRequest` body as
+ * its client sent it, unchecked here: stats checks each alone, as the operation does, so a bad one
+ * fails by itself.
+ */
+export const LeaderboardReadBatchSchema = {
+  $id: "LeaderboardReadBatch",
+  type: "object",
+  required: ["reads"],
+  properties: {
+    reads: {
+      type: "array",
+      minItems: 1,
+      maxItems: LEADERBOARD_READ_BATCH_MAX,
+      items: { description: "A LeaderboardRequest body, checked by itself" },
+    },
+  },
+  additionalProperties: false,
+} as const;
+export type LeaderboardReadBatch = { reads: unknown[] };
+
+const { $id: _leaderboardResponse, ...LeaderboardResponseObject } = LeaderboardResponseSchema;
+
+/**
+ * The batch's answers, in the order of its reads: the leaderboard of a read that succeeded, the
+ * status alone of one that did not (the gateway then sends that read by itself, so its client gets
+ * the operation's whole answer: problem, headers and all).
+ */
+export const LeaderboardReadBatchAnswerSchema = {
+  $id: "LeaderboardReadBatchAnswer",
+  type: "object",
+  required: ["answers"],
+  properties: {
+    answers: {
+      type: "array",
+      maxItems: LEADERBOARD_READ_BATCH_MAX,
+      items: {
+        type: "object",
+        required: ["status"],
+        properties: {
+          status: { type: "integer", minimum: 100, maximum: 599 },
+          body: LeaderboardResponseObject,
+        },
+        additionalProperties: false,
+      },
+    },
+  },
+  additionalProperties: false,
+} as const;
+export type LeaderboardReadBatchAnswer = {
+  answers: Array<{ status: number; body?: LeaderboardResponse }>;
+};

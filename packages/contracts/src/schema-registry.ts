@@ -25,7 +25,12 @@ import {
   UserListSchema,
   UserSchema,
 } from "./identity.js";
-import { LeaderboardRequestSchema, LeaderboardResponseSchema } from "./leaderboard.js";
+import {
+  LeaderboardReadBatchAnswerSchema,
+  LeaderboardReadBatchSchema,
+  LeaderboardRequestSchema,
+  LeaderboardResponseSchema,
+} from "./leaderboard.js";
 import {
   CreatedLicenseSchema,
   CreateLicenseRequestSchema,
@@ -176,6 +181,9 @@ const topLevelSchemas = [
   LeaderboardRequestSchema,
   LeaderboardResponseSchema,
   ...WEBSOCKET_SCHEMAS,
+  // internal (gateway → stats only; the OpenAPI document refers to none of them)
+  LeaderboardReadBatchSchema,
+  LeaderboardReadBatchAnswerSchema,
 ] as const;
 
 export type TopLevelSchema = (typeof topLevelSchemas)[number];

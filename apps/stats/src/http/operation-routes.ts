@@ -50,7 +50,10 @@ export type OperationHandlers = {
 export type SomeOperationHandlers = Partial<OperationHandlers>;
 
 /** An entry of either table, as the mounter reads it. */
-type MountedOperation = Pick<HostedOperation, "operationId" | "method" | "path" | "params" | "answers"> &
+export type MountedOperation = Pick<
+  HostedOperation,
+  "operationId" | "method" | "path" | "params" | "answers"
+> &
   Partial<Pick<HostedOperation, "roles" | "query" | "prefer" | "optionalBody">> & { body?: SchemaName };
 
 /** Every operation of both tables, as routes on one router. */
@@ -73,16 +76,36 @@ export function operationRoutes(handlers: OperationHandlers): Router {
 }
 
 function operationHandler(op: MountedOperation, handler: OperationHandler): RequestHandler {
+  const run = checkedOperation(op, handler);
+  return async (req: Request, res: Response) => {
+    const query = op.query ? queryValues(op, req.query) : undefined;
+    const params = { ...req.params } as Record<string, string>;
+    answer(op, req, res, await run(callerOf(res), params, query, () => bodyOf(op, req)));
+  };
+}
+
+/** A call of an operation, read off its request (or a batch's item): checked, then handled. */
+export type CheckedOperation = (
+  caller: Caller,
+  params: Record<string, string>,
+  query: Record<string, unknown> | undefined,
+  body: () => unknown,
+) => Promise<unknown>;
+
+/**
+ * The operation's rules around its handler, in order: the caller's role, the path parameters, the
+ * query's, the body (read only once those passed); each failure is the AppError its route answers.
+ */
+export function checkedOperation(op: MountedOperation, handler: OperationHandler): CheckedOperation {
   const checkParams = compile<Record<string, string>>(objectSchema(op.params, false));
   const checkQuery = op.query ? compile<Record<string, unknown>>(objectSchema(op.query, true)) : undefined;
   const checkBody = op.body === undefined ? undefined : validatorFor(op.body);
-  return async (req: Request, res: Response) => {
-    const caller = callerOf(res);
+  return async (caller, rawParams, rawQuery, readBody) => {
     requireRole(op, caller);
-    const params = canonicalParams(op, validateOrThrow(checkParams, { ...req.params }));
-    const query = checkQuery ? validateOrThrow(checkQuery, queryValues(op, req.query)) : {};
-    const body = checkBody ? validateOrThrow(checkBody, bodyOf(op, req)) : undefined;
-    answer(op, req, res, await handler({ caller, params, query, body }));
+    const params = canonicalParams(op, validateOrThrow(checkParams, rawParams));
+    const query = checkQuery ? validateOrThrow(checkQuery, rawQuery ?? {}) : {};
+    const body = checkBody ? validateOrThrow(checkBody, readBody()) : undefined;
+    return handler({ caller, params, query, body });
   };
 }
 

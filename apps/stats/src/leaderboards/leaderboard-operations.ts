@@ -1,4 +1,6 @@
 import {
+  type LeaderboardReadBatch,
+  type LeaderboardReadBatchAnswer,
   type LeaderboardRequest,
   type LeaderboardResponse,
   type LeaderboardVariant,
@@ -7,7 +9,7 @@ import {
 import { AppError } from "@arena/service-kit";
 import { requireGameExists } from "../games/game-operations.js";
 import type { GameStore } from "../games/game-store.js";
-import type { SomeOperationHandlers } from "../http/operation-routes.js";
+import type { CheckedOperation, SomeOperationHandlers } from "../http/operation-routes.js";
 import { seasonName, seasonNumber } from "../seasons/season-rules.js";
 import type { SeasonStore } from "../seasons/season-store.js";
 import type { BoardRef, LeaderboardStore, RankedEntry } from "./leaderboard-store.js";
@@ -37,6 +39,30 @@ export function leaderboardOperations(deps: LeaderboardOperationDeps) {
         season: seasonName(season),
       };
       return answer;
+    },
+  } satisfies SomeOperationHandlers;
+}
+
+/**
+ * getLeaderboardBatch, the gateway's reads of one board sent together: each runs as a
+ * getLeaderboard call of its own (`getLeaderboard`: the operation's role, body checks and handler),
+ * all at once. A read that succeeds answers its leaderboard, one that fails its status only; the
+ * gateway sends that one again by itself, so its client gets the operation's whole answer.
+ */
+export function leaderboardBatchOperations(getLeaderboard: CheckedOperation) {
+  return {
+    getLeaderboardBatch: async ({ caller, params, body }) => {
+      const { reads } = body as LeaderboardReadBatch;
+      const gameId = { gameId: params.gameId };
+      const answers: LeaderboardReadBatchAnswer["answers"] = await Promise.all(
+        reads.map((read) =>
+          getLeaderboard(caller, { ...gameId }, undefined, () => read).then(
+            (leaderboard) => ({ status: 200, body: leaderboard as LeaderboardResponse }),
+            (err: unknown) => ({ status: err instanceof AppError ? err.status : 500 }),
+          ),
+        ),
+      );
+      return { answers } satisfies LeaderboardReadBatchAnswer;
     },
   } satisfies SomeOperationHandlers;
 }
