@@ -1,5 +1,6 @@
 import { promtoolCheckMetrics } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import pg from "pg";
 import { newTenant } from "../src/clients.js";
 import { type AppProcess, type Platform, PlatformLaunch } from "../src/platform.js";
 
@@ -13,11 +14,12 @@ let launch: PlatformLaunch;
 let stats: AppProcess;
 let a: AppProcess;
 let b: AppProcess;
+let statsDatabaseUrl: string;
 
 beforeAll(async () => {
   launch = new PlatformLaunch({});
   try {
-    await launch.database("stats");
+    statsDatabaseUrl = await launch.database("stats");
     stats = await launch.start("stats");
     await launch.database("gateway");
     a = await launch.start("gateway", { LEADERBOARD_CACHE_MS: String(CACHE_MS) });
@@ -144,6 +146,51 @@ describe("the gateway's leaderboard cache with the real stats", () => {
     expect((await read(a, t, { count: 10 }, "later")).code).toBe("NOT_FOUND");
     await callStats(t, "PUT", "/games/later", { numTeams: 2, numPlayersPerTeam: 1, servers: ["eu-1"] });
     expect(await read(a, t, { count: 10 }, "later")).toMatchObject({ status: 200, age: null, season: "S1" });
+  });
+
+  it("answers concurrent reads stats got in batches (cache off) byte for byte as each read alone", async () => {
+    const c = await launch.startReplica(a, { LEADERBOARD_CACHE_MS: "0" });
+    const t = await tenant();
+    // 300 players of g1 in S1 straight into PostgreSQL: the board's first read builds it from them.
+    const db = new pg.Client({ connectionString: statsDatabaseUrl });
+    await db.connect();
+    try {
+      const ids = Array.from({ length: 300 }, (_, i) => `p${i}`);
+      await db.query("INSERT INTO players (tenant_id, player_id, seq) SELECT $1, unnest($2::text[]), 1", [
+        t.tenantId,
+        ids,
+      ]);
+      await db.query(
+        `INSERT INTO player_stats (tenant_id, game_id, season, player_id, mu, sigma, ranking_points,
+           points_changed_at, matches, board_seq, updated_at)
+         SELECT $1, 'g1', 1, id, 25, 8.3, (n * 37) % 1000, now(), 1, 1, now()
+         FROM unnest($2::text[]) WITH ORDINALITY AS x(id, n)`,
+        [t.tenantId, ids],
+      );
+    } finally {
+      await db.end();
+    }
+    const bodies = [
+      ...Array.from({ length: 300 }, (_, i) => ({ count: 1 + (i % 5), playerId: `p${i}` })),
+      ...Array.from({ length: 20 }, (_, i) => ({ count: 10, fromRank: 1 + i * 13 })),
+      { count: 2, playerId: "nobody" },
+      { count: 51, playerId: "p1" },
+    ];
+    const text = async (body: object) => {
+      const res = await fetch(`${c.url}/games/g1/leaderboard`, {
+        method: "POST",
+        headers: { authorization: t.token, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return `${res.status} ${res.headers.get("content-type")} ${(await res.text()).replace(/"requestId":"[^"]+"/, "")}`;
+    };
+    const alone: string[] = [];
+    for (const body of bodies) alone.push(await text(body));
+    expect(alone.filter((x) => x.startsWith("200 application/json")).length).toBe(320);
+    const batched = /^gateway_leaderboard_upstream_reads_total\{sent="batched"/;
+    const before = await metric(c, batched);
+    expect(await Promise.all(bodies.map(text))).toEqual(alone);
+    expect((await metric(c, batched)) - before).toBeGreaterThan(100);
   });
 
   it("names its metrics in a way promtool accepts", async () => {

@@ -131,6 +131,14 @@ export const gatewayConfigSchema = {
       description:
         "Most leaderboard answers one replica keeps (over every tenant; the least recently read goes first). Answers over 64 KB are never kept, so the cache holds at most this many times 64 KB (64 MB at the default)",
     },
+    LEADERBOARD_BATCH_READS: {
+      type: "integer",
+      minimum: 1,
+      maximum: 64,
+      default: 64,
+      description:
+        "Most leaderboard reads of one board this replica sends to stats in one call: while two calls for a board are in flight, the reads that arrive wait for one to end and then go together. 1 sends every read by itself",
+    },
     METRICS_PORT: {
       type: "integer",
       minimum: 0,

@@ -42,6 +42,7 @@ export function routingPart({
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     connections: config.UPSTREAM_CONNECTIONS,
     leaderboardCache,
+    leaderboardBatchReads: config.LEADERBOARD_BATCH_READS,
   });
   return {
     upstream,
@@ -49,6 +50,7 @@ export function routingPart({
     leaderboardCache,
     mount: (app, kit) => {
       leaderboardCache.instrument(kit.metrics.registry);
+      upstream.leaderboardReads.instrument(kit.metrics.registry);
       app.use(hostedRoutes({ authenticator: access.authenticator, rateLimit: access.rateLimit, upstream }));
     },
     close: () => upstream.close(),

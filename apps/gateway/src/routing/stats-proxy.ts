@@ -10,6 +10,11 @@ import { AppError } from "@arena/service-kit";
 import type { Request, Response } from "express";
 import { type Dispatcher, Pool, errors as undiciErrors, util as undiciUtil } from "undici";
 import { forwardedBodyOf } from "./forwarded-body.js";
+import { LeaderboardBatches } from "./leaderboard-batches.js";
+import type { UpstreamCall, WholeAnswer } from "./upstream-call.js";
+
+export type { UpstreamCall, WholeAnswer } from "./upstream-call.js";
+
 import {
   type CachedAnswer,
   changesBoards,
@@ -28,6 +33,8 @@ export interface StatsUpstreamOptions {
   connections: number;
   /** Leaderboard reads kept on this replica; board-changing calls (REST or WebSocket) drop their tenant's. */
   leaderboardCache?: LeaderboardCache;
+  /** Most leaderboard reads of one board sent to stats in one call under load; 1 (default): each alone. */
+  leaderboardBatchReads?: number;
 }
 
 /** Answers up to this size (by Content-Length) are buffered and sent in one write. */
@@ -37,28 +44,6 @@ const SMALL_ANSWER_BYTES = 64 * 1024;
  * ids of at most 256 characters: about 150 KB).
  */
 const WHOLE_ANSWER_MAX_BYTES = 1024 * 1024;
-
-/** Stats' answer read whole into one Buffer, unparsed. */
-export interface WholeAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** One call to stats on behalf of a tenant (REST and WebSocket alike). */
-export interface UpstreamCall {
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  /** Path and query, e.g. `/games/ranked/players/p1?force=true`. */
-  path: string;
-  tenantId: string;
-  /** The caller's role, when the call is made for a user (stats' own checks read it). */
-  role?: string;
-  requestId: string;
-  prefer?: string;
-  /** The body, sent unchanged with `contentType` (default application/json). */
-  body?: Buffer | string;
-  contentType?: string;
-}
 
 /** Stats' answer read whole: the status, the headers and the body parsed when it is JSON. */
 export interface UpstreamAnswer {
@@ -86,9 +71,14 @@ export class StatsUpstream {
   private readonly pool: Pool;
   private readonly authorization: string;
   private readonly cache: LeaderboardCache | undefined;
+  /** Leaderboard reads the cache does not answer, to stats alone or together (LEADERBOARD_BATCH_READS). */
+  readonly leaderboardReads: LeaderboardBatches;
 
   constructor(options: StatsUpstreamOptions) {
     this.cache = options.leaderboardCache?.enabled ? options.leaderboardCache : undefined;
+    this.leaderboardReads = new LeaderboardBatches((call, maxBytes) => this.callWhole(call, maxBytes), {
+      maxReads: options.leaderboardBatchReads ?? 1,
+    });
     this.pool = new Pool(options.url, {
       connections: options.connections,
       pipelining: 1,
@@ -317,21 +307,22 @@ export class StatsUpstream {
 
   /**
    * Express handler of leaderboard reads: served from this replica's cache when it holds the
-   * answer (with `Age`), else read whole from stats (`callWhole`), one upstream call shared by
-   * concurrent identical reads. Only a 200 is kept; anything else reaches its own caller only,
+   * answer (with `Age`), else read whole from stats (`leaderboardReads`: alone, or under load in a
+   * batch of the board's reads), one upstream call shared by concurrent identical reads. Only a 200 is kept; anything else reaches its own caller only,
    * with stats' status, headers and body as `forward` sends them.
    */
   async forwardCached(req: Request, res: Response): Promise<void> {
     const call = this.callOf(req);
+    const gameId = req.params.gameId as string;
     const cache = this.cache;
     if (cache === undefined) {
-      const answer = await this.callWhole(call);
+      const answer = await this.leaderboardReads.read(call, gameId);
       sendWhole(res, answer.status, passedHeadersOf(answer.headers), answer.body);
       return;
     }
     let own: WholeAnswer | undefined;
     const outcome = await cache.read(call.tenantId, leaderboardCacheKey(call), async (): Promise<Fetched> => {
-      const answer = await this.callWhole(call);
+      const answer = await this.leaderboardReads.read(call, gameId);
       // Only a 200 small enough for the cache's memory bound is kept; anything else is its caller's.
       if (answer.status !== 200 || answer.body.length > SMALL_ANSWER_BYTES) {
         own = answer;
