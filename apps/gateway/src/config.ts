@@ -137,7 +137,7 @@ export const gatewayConfigSchema = {
       maximum: 64,
       default: 64,
       description:
-        "Most leaderboard reads of one board this replica sends to stats in one call: while two calls for a board are in flight, the reads that arrive wait for one to end and then go together. 1 sends every read by itself",
+        "Most leaderboard reads of one board this replica sends to stats in one call: while a call for a board is in flight, the reads that arrive wait for it to end and then go together. 1 sends every read by itself",
     },
     METRICS_PORT: {
       type: "integer",

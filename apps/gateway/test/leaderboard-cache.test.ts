@@ -196,6 +196,16 @@ describe("the leaderboard read cache", () => {
     expect(next.headers.age).toBeUndefined();
   });
 
+  it("never keeps an around-player read: each goes to stats", async () => {
+    const before = reads();
+    const first = await read(acme, { count: 5, playerId: "p1" });
+    const second = await read(acme, { count: 5, playerId: "p1" });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers.age).toBeUndefined();
+    expect(second.text).not.toBe(first.text);
+    expect(reads() - before).toBe(2);
+  });
+
   it("evicts the least recently read entry past LEADERBOARD_CACHE_ENTRIES", async () => {
     const small = await h.startInstance({ LEADERBOARD_CACHE_ENTRIES: "2" });
     await read(acme, { count: 1 }, small);

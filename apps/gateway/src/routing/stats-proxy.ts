@@ -307,7 +307,7 @@ export class StatsUpstream {
 
   /**
    * Express handler of leaderboard reads: served from this replica's cache when it holds the
-   * answer (with `Age`), else read whole from stats (`leaderboardReads`: alone, or under load in a
+   * answer (with `Age`; around-player reads are never kept), else read whole from stats (`leaderboardReads`: alone, or under load in a
    * batch of the board's reads), one upstream call shared by concurrent identical reads. Only a 200 is kept; anything else reaches its own caller only,
    * with stats' status, headers and body as `forward` sends them.
    */
@@ -315,7 +315,9 @@ export class StatsUpstream {
     const call = this.callOf(req);
     const gameId = req.params.gameId as string;
     const cache = this.cache;
-    if (cache === undefined) {
+    // An around-player read is one player's, seldom read twice within the staleness bound: kept,
+    // it would only push the shared pages (from the top, from a rank) out of the cache.
+    if (cache === undefined || (req.body as { playerId?: unknown } | undefined)?.playerId !== undefined) {
       const answer = await this.leaderboardReads.read(call, gameId);
       sendWhole(res, answer.status, passedHeadersOf(answer.headers), answer.body);
       return;
