@@ -1,5 +1,7 @@
 import type { ServerResponse } from "node:http";
+import { leaderboardBatchBodies, leaderboardBatchLine, leaderboardBatchText } from "@arena/contracts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
+import fc from "fast-check";
 import type supertest from "supertest";
 import { createHarness, type Harness, type Instance } from "./harness.js";
 import type { ReceivedRequest } from "./stats-stub.js";
@@ -18,7 +20,7 @@ let globex: string;
 let held: Array<() => void> = [];
 let holding = true;
 /** How the stub answers a batch: normally, as an older stats without the operation (404), or by hanging up. */
-let batchMode: "answer" | "unknown" | "hang-up" = "answer";
+let batchMode: "answer" | "plain-json" | "unknown" | "hang-up" = "answer";
 
 /** What stats answers one read: a board naming the read, or 404 for player "nobody". */
 function answerOf(body: { count?: number; playerId?: string }, tenant: string) {
@@ -56,7 +58,12 @@ function stub(req: ReceivedRequest, res: ServerResponse): void {
       return body === undefined ? { status: 404 } : { status: 200, body };
     });
     res.writeHead(200, json);
-    res.end(JSON.stringify({ answers }));
+    // stats' layout (one answer to a line), or the same JSON without it, which the gateway parses.
+    res.end(
+      batchMode === "plain-json"
+        ? JSON.stringify({ answers })
+        : leaderboardBatchText(answers.map(leaderboardBatchLine)),
+    );
     return;
   }
   const send = () => {
@@ -128,51 +135,55 @@ async function fillTheBoardsCall(token = acme): Promise<Array<Promise<supertest.
 const uploads = () => h.stats.received.map((r) => r.url);
 
 describe("leaderboard reads sent to stats together", () => {
-  it("sends the reads that came while a call was in flight in one batch, each answered as alone", async () => {
-    const alone0 = await metric("gateway_leaderboard_upstream_reads_total", 'sent="alone"');
-    const batched0 = await metric("gateway_leaderboard_upstream_reads_total", 'sent="batched"');
-    const again0 = await metric("gateway_leaderboard_upstream_reads_total", 'sent="again"');
-    const first = await fillTheBoardsCall();
-    const bodies = [
-      ...Array.from({ length: 9 }, (_, i) => ({ count: 10 + i, playerId: `p${i}` })),
-      { count: 5, playerId: "nobody" },
-    ];
-    const queued = started(bodies.map((body) => read(body)));
-    await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 10);
-    holding = false;
-    for (const send of held) send();
+  it.each(["answer", "plain-json"] as const)(
+    "sends the reads that came while a call was in flight in one batch, each answered as alone (%s)",
+    async (mode) => {
+      batchMode = mode;
+      const alone0 = await metric("gateway_leaderboard_upstream_reads_total", 'sent="alone"');
+      const batched0 = await metric("gateway_leaderboard_upstream_reads_total", 'sent="batched"');
+      const again0 = await metric("gateway_leaderboard_upstream_reads_total", 'sent="again"');
+      const first = await fillTheBoardsCall();
+      const bodies = [
+        ...Array.from({ length: 9 }, (_, i) => ({ count: 10 + i, playerId: `p${i}` })),
+        { count: 5, playerId: "nobody" },
+      ];
+      const queued = started(bodies.map((body) => read(body)));
+      await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 10);
+      holding = false;
+      for (const send of held) send();
 
-    const [a] = await Promise.all(first);
-    expect(JSON.parse(a!.text)).toEqual(answerOf({ count: 1, playerId: "first" }, "acme"));
-    const answers = await Promise.all(queued);
-    for (const [i, body] of bodies.entries()) {
-      const res = answers[i]!;
-      if (body.playerId === "nobody") {
-        // Sent again alone: the client gets stats' own problem answer.
-        expect(res.status).toBe(404);
-        expect(res.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
-        expect(res.text).toBe(NOT_FOUND);
-        continue;
+      const [a] = await Promise.all(first);
+      expect(JSON.parse(a!.text)).toEqual(answerOf({ count: 1, playerId: "first" }, "acme"));
+      const answers = await Promise.all(queued);
+      for (const [i, body] of bodies.entries()) {
+        const res = answers[i]!;
+        if (body.playerId === "nobody") {
+          // Sent again alone: the client gets stats' own problem answer.
+          expect(res.status).toBe(404);
+          expect(res.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+          expect(res.text).toBe(NOT_FOUND);
+          continue;
+        }
+        expect(res.status).toBe(200);
+        expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+        expect(res.text).toBe(JSON.stringify(answerOf(body, "acme")));
       }
-      expect(res.status).toBe(200);
-      expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
-      expect(res.text).toBe(JSON.stringify(answerOf(body, "acme")));
-    }
-    // One alone, one batch of the ten that waited, the failed one alone again.
-    expect(uploads()).toEqual([
-      "/games/g1/leaderboard",
-      "/internal/games/g1/leaderboard-reads",
-      "/games/g1/leaderboard",
-    ]);
-    const batch = h.stats.received[1]!;
-    expect(batch.headers["x-arena-tenant"]).toBe("acme");
-    expect(batch.headers["x-arena-role"]).toBe("server");
-    expect(JSON.parse(batch.body.toString("utf8"))).toEqual({ reads: bodies });
-    expect(await metric("gateway_leaderboard_upstream_reads_total", 'sent="alone"')).toBe(alone0 + 1);
-    expect(await metric("gateway_leaderboard_upstream_reads_total", 'sent="batched"')).toBe(batched0 + 9);
-    expect(await metric("gateway_leaderboard_upstream_reads_total", 'sent="again"')).toBe(again0 + 1);
-    expect(await metric("gateway_leaderboard_reads_waiting")).toBe(0);
-  });
+      // One alone, one batch of the ten that waited, the failed one alone again.
+      expect(uploads()).toEqual([
+        "/games/g1/leaderboard",
+        "/internal/games/g1/leaderboard-reads",
+        "/games/g1/leaderboard",
+      ]);
+      const batch = h.stats.received[1]!;
+      expect(batch.headers["x-arena-tenant"]).toBe("acme");
+      expect(batch.headers["x-arena-role"]).toBe("server");
+      expect(JSON.parse(batch.body.toString("utf8"))).toEqual({ reads: bodies });
+      expect(await metric("gateway_leaderboard_upstream_reads_total", 'sent="alone"')).toBe(alone0 + 1);
+      expect(await metric("gateway_leaderboard_upstream_reads_total", 'sent="batched"')).toBe(batched0 + 9);
+      expect(await metric("gateway_leaderboard_upstream_reads_total", 'sent="again"')).toBe(again0 + 1);
+      expect(await metric("gateway_leaderboard_reads_waiting")).toBe(0);
+    },
+  );
 
   it("never makes one tenant's read wait for another's board, nor batches them together", async () => {
     const first = await fillTheBoardsCall();
@@ -247,5 +258,47 @@ describe("leaderboard reads sent to stats together", () => {
     for (const send of held) send();
     for (const res of await Promise.all(all)) expect(res.status).toBe(200);
     expect(uploads()).toEqual(Array.from({ length: 4 }, () => "/games/g1/leaderboard"));
+  });
+});
+
+describe("the batch answer's layout (one answer to a line)", () => {
+  const entry = fc.record({
+    playerId: fc.string({ unit: "binary", maxLength: 20 }),
+    rank: fc.integer({ min: 1 }),
+    ranking_points: fc.integer({ min: 0 }),
+  });
+  const answer = fc.oneof(
+    fc.record({
+      status: fc.constant(200),
+      body: fc.record({ leaderboard: fc.array(entry, { maxLength: 5 }), season: fc.constant("S1") }),
+    }),
+    fc.record({ status: fc.constantFrom(400, 404, 500, 503) }),
+  );
+
+  it("is the batch's JSON, and gives each success's leaderboard bytes exactly as JSON.stringify writes them", () => {
+    fc.assert(
+      fc.property(fc.array(answer, { minLength: 1, maxLength: 64 }), (answers) => {
+        const text = leaderboardBatchText(answers.map(leaderboardBatchLine));
+        expect(JSON.parse(text)).toEqual({ answers });
+        const bodies = leaderboardBatchBodies(Buffer.from(text), answers.length);
+        expect(bodies?.map((b) => b?.toString("utf8"))).toEqual(
+          answers.map((a) => ("body" in a ? JSON.stringify(a.body) : undefined)),
+        );
+      }),
+    );
+  });
+
+  it("refuses (undefined) any other text and count, never throwing", () => {
+    const laidOut = Buffer.from(leaderboardBatchText([leaderboardBatchLine({ status: 404 })]));
+    expect(leaderboardBatchBodies(laidOut, 2)).toBeUndefined();
+    expect(
+      leaderboardBatchBodies(Buffer.from(JSON.stringify({ answers: [{ status: 404 }] })), 1),
+    ).toBeUndefined();
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.integer({ min: 1, max: 64 }), (bytes, reads) => {
+        const bodies = leaderboardBatchBodies(Buffer.from(bytes), reads);
+        expect(bodies === undefined || bodies.length === reads).toBe(true);
+      }),
+    );
   });
 });

@@ -153,3 +153,59 @@ export const LeaderboardReadBatchAnswerSchema = {
 export type LeaderboardReadBatchAnswer = {
   answers: Array<{ status: number; body?: LeaderboardResponse }>;
 };
+
+/*
+ * The batch answer's layout: JSON of LeaderboardReadBatchAnswer laid out one answer to a line:
+ * `{"answers":[` on the first line, each answer on a line of its own (after the first, starting
+ * with its comma), `]}` on the last. A success's line is `{"status":200,"body":<the leaderboard>}`,
+ * so a reader takes each leaderboard's bytes from its line without parsing the batch; JSON.stringify
+ * never writes a raw line break, so no line can hold another's.
+ */
+const BATCH_OPEN = '{"answers":[';
+const BATCH_CLOSE = "]}";
+const BATCH_SUCCESS = '{"status":200,"body":';
+
+/** One answer's line of a batch answer. */
+export function leaderboardBatchLine(answer: { status: number; body?: LeaderboardResponse }): string {
+  return answer.body === undefined
+    ? JSON.stringify({ status: answer.status })
+    : `${BATCH_SUCCESS}${JSON.stringify(answer.body)}}`;
+}
+
+/** The batch answer of these lines (`leaderboardBatchLine`), in the layout above. */
+export function leaderboardBatchText(lines: readonly string[]): string {
+  return `${BATCH_OPEN}\n${lines.join("\n,")}\n${BATCH_CLOSE}`;
+}
+
+const OPEN_BYTES = Buffer.from(BATCH_OPEN);
+const CLOSE_BYTES = Buffer.from(BATCH_CLOSE);
+const SUCCESS_BYTES = Buffer.from(BATCH_SUCCESS);
+const NEWLINE = 0x0a;
+const COMMA = 0x2c;
+const CLOSING_BRACE = 0x7d;
+
+/**
+ * Each read's leaderboard bytes from a batch answer of `reads` answers in the layout above (a
+ * read that did not succeed: undefined); undefined when the answer is not laid out so.
+ */
+export function leaderboardBatchBodies(answer: Buffer, reads: number): Array<Buffer | undefined> | undefined {
+  let newline = answer.indexOf(NEWLINE);
+  if (newline === -1 || !answer.subarray(0, newline).equals(OPEN_BYTES)) return undefined;
+  const bodies: Array<Buffer | undefined> = [];
+  for (let i = 0; i < reads; i++) {
+    let from = newline + 1;
+    newline = answer.indexOf(NEWLINE, from);
+    if (newline === -1) return undefined;
+    if (i > 0) {
+      if (answer[from] !== COMMA) return undefined;
+      from++;
+    }
+    const line = answer.subarray(from, newline);
+    const success =
+      line.length > SUCCESS_BYTES.length + 1 &&
+      line.subarray(0, SUCCESS_BYTES.length).equals(SUCCESS_BYTES) &&
+      line[line.length - 1] === CLOSING_BRACE;
+    bodies.push(success ? line.subarray(SUCCESS_BYTES.length, line.length - 1) : undefined);
+  }
+  return answer.subarray(newline + 1).equals(CLOSE_BYTES) ? bodies : undefined;
+}

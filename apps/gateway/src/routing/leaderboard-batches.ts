@@ -3,6 +3,7 @@ import {
   internalOperation,
   LEADERBOARD_READ_BATCH_MAX,
   type LeaderboardReadBatchAnswer,
+  leaderboardBatchBodies,
 } from "@arena/contracts";
 import { Counter, Gauge, type Registry } from "@arena/service-kit";
 import type { UpstreamCall, WholeAnswer } from "./upstream-call.js";
@@ -163,12 +164,12 @@ export class LeaderboardBatches {
       for (const read of reads) read.reject(err);
       return;
     }
-    const answers = answersOf(answer, reads.length);
+    const bodies = bodiesOf(answer, reads.length);
     for (const [i, read] of reads.entries()) {
-      const one = answers?.[i];
-      if (one?.status === 200 && one.body !== undefined) {
+      const body = bodies?.[i];
+      if (body !== undefined) {
         this.reads?.inc({ sent: "batched" });
-        read.resolve({ status: 200, headers: answer.headers, body: Buffer.from(JSON.stringify(one.body)) });
+        read.resolve({ status: 200, headers: answer.headers, body });
       } else {
         this.reads?.inc({ sent: "again" });
         this.callWhole(read.call).then(read.resolve, read.reject);
@@ -204,12 +205,21 @@ const OPEN = Buffer.from('{"reads":[');
 const COMMA = Buffer.from(",");
 const CLOSE = Buffer.from("]}");
 
-/** The batch's answers, when stats gave one per read; undefined otherwise (each read goes alone). */
-function answersOf(answer: WholeAnswer, reads: number): LeaderboardReadBatchAnswer["answers"] | undefined {
+/**
+ * Each read's leaderboard bytes from a batch answer (undefined for a read that failed), taken from
+ * their lines as they are (`leaderboardBatchBodies`); an answer not laid out so is parsed, and one
+ * that is not the batch's answer gives undefined (each read then goes alone).
+ */
+function bodiesOf(answer: WholeAnswer, reads: number): Array<Buffer | undefined> | undefined {
   if (answer.status !== 200) return undefined;
+  const laidOut = leaderboardBatchBodies(answer.body, reads);
+  if (laidOut !== undefined) return laidOut;
   try {
     const parsed = JSON.parse(answer.body.toString("utf8")) as Partial<LeaderboardReadBatchAnswer>;
-    return Array.isArray(parsed.answers) && parsed.answers.length === reads ? parsed.answers : undefined;
+    if (!Array.isArray(parsed.answers) || parsed.answers.length !== reads) return undefined;
+    return parsed.answers.map((one) =>
+      one?.status === 200 && one.body !== undefined ? Buffer.from(JSON.stringify(one.body)) : undefined,
+    );
   } catch {
     return undefined;
   }

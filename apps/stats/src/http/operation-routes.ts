@@ -170,5 +170,14 @@ function answer(op: MountedOperation, req: Request, res: Response, body: unknown
   }
   const [status, schema] = Object.entries(op.answers)[0]!;
   if (schema === null) res.status(Number(status)).end();
+  else if (body instanceof JsonText) res.status(Number(status)).type("json").send(body.text);
   else res.status(Number(status)).json(body);
+}
+
+/**
+ * An answer a handler serialized itself, because its layout matters to the reader (the answer of
+ * `getLeaderboardBatch`): sent as it is, with the JSON content type `res.json` gives.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
 }

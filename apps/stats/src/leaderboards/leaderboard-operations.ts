@@ -1,15 +1,16 @@
 import {
   type LeaderboardReadBatch,
-  type LeaderboardReadBatchAnswer,
   type LeaderboardRequest,
   type LeaderboardResponse,
   type LeaderboardVariant,
+  leaderboardBatchLine,
+  leaderboardBatchText,
   leaderboardVariant,
 } from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
 import { requireGameExists } from "../games/game-operations.js";
 import type { GameStore } from "../games/game-store.js";
-import type { CheckedOperation, SomeOperationHandlers } from "../http/operation-routes.js";
+import { type CheckedOperation, JsonText, type SomeOperationHandlers } from "../http/operation-routes.js";
 import { seasonName, seasonNumber } from "../seasons/season-rules.js";
 import type { SeasonStore } from "../seasons/season-store.js";
 import type { BoardRef, LeaderboardStore, RankedEntry } from "./leaderboard-store.js";
@@ -48,21 +49,25 @@ export function leaderboardOperations(deps: LeaderboardOperationDeps) {
  * getLeaderboard call of its own (`getLeaderboard`: the operation's role, body checks and handler),
  * all at once. A read that succeeds answers its leaderboard, one that fails its status only; the
  * gateway sends that one again by itself, so its client gets the operation's whole answer.
+ *
+ * The answer is JSON laid out one answer to a line, `{"status":200,"body":` first on a success's
+ * line: the gateway takes each body's bytes from its line as they are, without parsing the batch
+ * (LEADERBOARD_BATCH_LAYOUT in the contracts).
  */
 export function leaderboardBatchOperations(getLeaderboard: CheckedOperation) {
   return {
     getLeaderboardBatch: async ({ caller, params, body }) => {
       const { reads } = body as LeaderboardReadBatch;
       const gameId = { gameId: params.gameId };
-      const answers: LeaderboardReadBatchAnswer["answers"] = await Promise.all(
+      const lines = await Promise.all(
         reads.map((read) =>
           getLeaderboard(caller, { ...gameId }, undefined, () => read).then(
-            (leaderboard) => ({ status: 200, body: leaderboard as LeaderboardResponse }),
-            (err: unknown) => ({ status: err instanceof AppError ? err.status : 500 }),
+            (leaderboard) => leaderboardBatchLine({ status: 200, body: leaderboard as LeaderboardResponse }),
+            (err: unknown) => leaderboardBatchLine({ status: err instanceof AppError ? err.status : 500 }),
           ),
         ),
       );
-      return { answers } satisfies LeaderboardReadBatchAnswer;
+      return new JsonText(leaderboardBatchText(lines));
     },
   } satisfies SomeOperationHandlers;
 }
