@@ -40,6 +40,11 @@ const VARIANTS: Array<{ variant: Variant; body: (i: number) => object }> = [
   { variant: "aroundPlayer", body: (i) => ({ count: 10, playerId: `p${spread(i, BOARD_SIZE) + 1}` }) },
 ];
 
+/** The reads measured (BENCH_HOT_PATHS_READS=aroundPlayer for one, to profile it alone): all by default. */
+const MEASURED = VARIANTS.filter((v) =>
+  (process.env.BENCH_HOT_PATHS_READS ?? "fromTop,fromRank,aroundPlayer").split(",").includes(v.variant),
+);
+
 export interface HotPathCase {
   cacheMs: number;
   target: "livez" | Variant;
@@ -150,14 +155,14 @@ async function measureAll(gateway: Service, stats: Service, token: string, cache
       request: (i) => ({ body: JSON.stringify(v.body(i)) }),
     });
   await loadTest({ url: `${gateway.url}/livez`, method: "GET", headers: {}, durationSeconds: 2 });
-  for (const v of VARIANTS) await warm(v);
+  for (const v of MEASURED) await warm(v);
   const cases: HotPathCase[] = [];
   const livez = await measured(gateway, stats, () =>
     loadTest({ url: `${gateway.url}/livez`, method: "GET", headers: {}, durationSeconds: DURATION_SECONDS }),
   );
   cases.push({ cacheMs, target: "livez", ...livez, shareOfLivez: null, met: null });
   log(cases.at(-1)!);
-  for (const v of VARIANTS) {
+  for (const v of MEASURED) {
     const run = await measured(gateway, stats, () =>
       loadTest({
         url,
