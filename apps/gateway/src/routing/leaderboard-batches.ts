@@ -10,8 +10,9 @@ import type { UpstreamCall, WholeAnswer } from "./upstream-call.js";
 
 /**
  * How many calls for one board may be in flight before its next reads wait to go together: one, so
- * under load every read of the board but the first of a burst goes in a batch (two in flight made
- * smaller batches and cost more per read: 23 % of /livez against 29 % with one, around-player).
+ * under load every read of the board but the first of a burst goes in a batch, and batches are as
+ * large as they can be. Two in flight, with or without a minimum batch, did no better within the
+ * benchmark machine's noise (around-player 20–29 % of /livez against 22–29 %; gateway README).
  */
 export const LEADERBOARD_CALLS_IN_FLIGHT = 1;
 /** A read is sent in a batch only with a body this small (an ordinary one is under 100 bytes). */
