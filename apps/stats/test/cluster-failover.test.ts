@@ -7,8 +7,9 @@ import { createHarness, gameConfig, type Harness, playMatch } from "./harness.js
 /**
  * Stats on a real Redis Cluster (3 masters, 3 replicas) whose master holding a board is SIGKILLed
  * while completions are being recorded: every completion answers 200, the writes that reached no
- * master wait in the outbox, and once a replica has taken over the board is exactly what
- * PostgreSQL holds, with the same client still in use (it follows the new slot owner by itself).
+ * master wait in the outbox (or are retried by the client once the slot moved), and once a replica
+ * has taken over the board is exactly what PostgreSQL holds, with the same client still in use (it
+ * follows the new slot owner by itself).
  */
 const T = "failover";
 const GAME = "ranked";
@@ -66,9 +67,10 @@ describe("stats on a Redis Cluster when a master fails", () => {
     for (let i = 0; i < 5; i++) await play();
     await cluster.waitUntilHealthy();
 
-    // Some writes reached no master: their results wait in PostgreSQL's outbox.
-    const pending = await h.db.leaderboardOutbox.count();
-    expect(pending).toBeGreaterThan(0);
+    // The writes that reached no master wait in PostgreSQL's outbox. How many depends on timing:
+    // the client retries a write once the slot map moves, so on a slow machine a failover can be
+    // absorbed whole, and the outbox stays empty (its own path is tested against a stopped Redis in
+    // leaderboard.test.ts). Either way the board must end as PostgreSQL has it.
     for (let i = 0; i < 50 && (await h.db.leaderboardOutbox.count()) > 0; i++) {
       await h.stats.outbox.drainOnce({ minAgeMs: 0 });
       await new Promise((r) => setTimeout(r, 100));
