@@ -1,4 +1,4 @@
-import { ID_TOKEN_LIFETIME_SECONDS } from "@arena/contracts";
+import { ID_TOKEN_LIFETIME_SECONDS, LEADERBOARD_READ_BATCH_MAX } from "@arena/contracts";
 import { databaseConfigProperties } from "@arena/database";
 import { redisConfigProperties } from "@arena/redis";
 import {
@@ -134,7 +134,7 @@ export const gatewayConfigSchema = {
     LEADERBOARD_BATCH_READS: {
       type: "integer",
       minimum: 1,
-      maximum: 64,
+      maximum: LEADERBOARD_READ_BATCH_MAX,
       default: 64,
       description:
         "Most leaderboard reads of one board this replica sends to stats in one call: while a call for a board is in flight, the reads that arrive wait for it to end and then go together. 1 sends every read by itself",

@@ -107,23 +107,22 @@ export class LeaderboardBatches {
       board = { gameId, tenantId: call.tenantId, role: call.role, inFlight: 0, waiting: [] };
       this.boards.set(key, board);
     }
-    if (board.inFlight < LEADERBOARD_CALLS_IN_FLIGHT) {
-      board.inFlight++;
-      const answer = this.alone(call);
-      const done = () => this.callEnded(key, board);
-      answer.then(done, done);
-      return answer;
-    }
-    return new Promise<WholeAnswer>((resolve, reject) => board.waiting.push({ call, body, resolve, reject }));
+    const answer = new Promise<WholeAnswer>((resolve, reject) =>
+      board.waiting.push({ call, body, resolve, reject }),
+    );
+    if (board.inFlight < LEADERBOARD_CALLS_IN_FLIGHT) this.sendWaiting(key, board);
+    return answer;
   }
 
   /** A call for the board ended: the reads that waited meanwhile go now, together. */
   private callEnded(key: string, board: Board): void {
     board.inFlight--;
-    if (board.waiting.length === 0) {
-      if (board.inFlight === 0) this.boards.delete(key);
-      return;
-    }
+    if (board.waiting.length > 0) this.sendWaiting(key, board);
+    else if (board.inFlight === 0) this.boards.delete(key);
+  }
+
+  /** The board's waiting reads, up to `maxReads`, in one call: alone when there is one, else a batch. */
+  private sendWaiting(key: string, board: Board): void {
     const reads = board.waiting.splice(0, Math.min(this.options.maxReads, LEADERBOARD_READ_BATCH_MAX));
     board.inFlight++;
     const done = () => this.callEnded(key, board);
@@ -132,9 +131,9 @@ export class LeaderboardBatches {
       const answer = this.alone(only.call);
       answer.then(only.resolve, only.reject);
       answer.then(done, done);
-      return;
+    } else {
+      this.batch(board, reads).then(done, done);
     }
-    this.batch(board, reads).then(done, done);
   }
 
   private alone(call: UpstreamCall): Promise<WholeAnswer> {

@@ -11,10 +11,6 @@ import type { Request, Response } from "express";
 import { type Dispatcher, Pool, errors as undiciErrors, util as undiciUtil } from "undici";
 import { forwardedBodyOf } from "./forwarded-body.js";
 import { LeaderboardBatches } from "./leaderboard-batches.js";
-import type { UpstreamCall, WholeAnswer } from "./upstream-call.js";
-
-export type { UpstreamCall, WholeAnswer } from "./upstream-call.js";
-
 import {
   type CachedAnswer,
   changesBoards,
@@ -22,6 +18,7 @@ import {
   type LeaderboardCache,
   leaderboardCacheKey,
 } from "./leaderboard-cache.js";
+import type { UpstreamCall, WholeAnswer } from "./upstream-call.js";
 
 export interface StatsUpstreamOptions {
   url: string;
@@ -307,9 +304,10 @@ export class StatsUpstream {
 
   /**
    * Express handler of leaderboard reads: served from this replica's cache when it holds the
-   * answer (with `Age`; around-player reads are never kept), else read whole from stats (`leaderboardReads`: alone, or under load in a
-   * batch of the board's reads), one upstream call shared by concurrent identical reads. Only a 200 is kept; anything else reaches its own caller only,
-   * with stats' status, headers and body as `forward` sends them.
+   * answer (with `Age`; around-player reads are never kept), else read whole from stats
+   * (`leaderboardReads`: alone, or under load in a batch of the board's reads), one upstream call
+   * shared by concurrent identical reads. Only a 200 is kept; anything else reaches its own caller
+   * only, with stats' status, headers and body as `forward` sends them.
    */
   async forwardCached(req: Request, res: Response): Promise<void> {
     const call = this.callOf(req);

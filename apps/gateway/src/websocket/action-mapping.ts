@@ -8,7 +8,8 @@ import {
   operationOfAction,
 } from "@arena/contracts";
 import { AppError } from "@arena/service-kit";
-import type { UpstreamAnswer, UpstreamCall } from "../routing/stats-proxy.js";
+import type { UpstreamAnswer } from "../routing/stats-proxy.js";
+import type { UpstreamCall } from "../routing/upstream-call.js";
 
 /**
  * How each WebSocket action becomes the REST call the action table gives it, and how stats'

@@ -52,7 +52,7 @@ export function leaderboardOperations(deps: LeaderboardOperationDeps) {
  *
  * The answer is JSON laid out one answer to a line, `{"status":200,"body":` first on a success's
  * line: the gateway takes each body's bytes from its line as they are, without parsing the batch
- * (LEADERBOARD_BATCH_LAYOUT in the contracts).
+ * (the layout of `leaderboardBatchText` in the contracts).
  */
 export function leaderboardBatchOperations(getLeaderboard: CheckedOperation) {
   return {
