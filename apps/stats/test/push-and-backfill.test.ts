@@ -116,10 +116,14 @@ describe("match suggestions pushed to subscribers", () => {
   });
 
   it("offers again what it pushed to a connection whose replica died without a close notice, once its registration expired", async () => {
+    const REGISTRATION_MS = 3000;
     const { tenant, api } = await tenantWithGame(1);
     const subscription = { gameIds: ["g"], priority: 0, rateLimit: null };
     // A replica that is killed: its registration is never refreshed, and no close notice comes.
-    await fanout.register(tenant, "replica-a", "replica-a.7", subscription, 400);
+    // Its registration lives 3 s: long enough for the steps below on a loaded CI machine (400 ms
+    // was not: it expired before the "still alive" check).
+    await fanout.register(tenant, "replica-a", "replica-a.7", subscription, REGISTRATION_MS);
+    const registeredAt = Date.now();
     await queue(api, ["e1", "e2"]);
     await h.stats.loop.runOnce();
     const first = await until(() => deliveries.find((d) => d.tenantId === tenant));
@@ -135,7 +139,7 @@ describe("match suggestions pushed to subscribers", () => {
     await h.stats.loop.runOnce();
     expect(deliveries.filter((d) => d.tenantId === tenant)).toHaveLength(1);
     expect(await fanout.gone(tenant, ["replica-a.7", "replica-b.1"])).toEqual([]);
-    await new Promise((r) => setTimeout(r, 450));
+    await new Promise((r) => setTimeout(r, Math.max(0, registeredAt + REGISTRATION_MS + 50 - Date.now())));
     expect(await fanout.gone(tenant, ["replica-a.7", "replica-b.1"])).toEqual(["replica-a.7"]);
     await h.stats.loop.runOnce();
     const again = await until(() =>
