@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import { request as httpRequest, type ServerResponse } from "node:http";
 import { leaderboardBatchBodies, leaderboardBatchLine, leaderboardBatchText } from "@arena/contracts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
@@ -246,6 +246,42 @@ describe("leaderboard reads sent to stats together", () => {
       expect(res.body.code).toBe("UPSTREAM_FAILED");
     }
     batchMode = "answer";
+    const after = await read({ count: 9, playerId: "after" });
+    expect(after.text).toBe(JSON.stringify(answerOf({ count: 9, playerId: "after" }, "acme")));
+  });
+
+  it("does not send the waiting reads whose clients left, and answers the rest", async () => {
+    const dropped0 = await metric("gateway_leaderboard_upstream_reads_total", 'sent="dropped"');
+    const url = new URL(await gateway.listen());
+    const first = await fillTheBoardsCall();
+    // Two clients that give up while their reads wait for the board's call, and one that stays.
+    const leaving = ["leaving-1", "leaving-2"].map((playerId) => {
+      const client = httpRequest({
+        host: url.hostname,
+        port: url.port,
+        method: "POST",
+        path: "/games/g1/leaderboard",
+        headers: { authorization: acme, "content-type": "application/json" },
+      });
+      client.on("error", () => {});
+      client.end(JSON.stringify({ count: 2, playerId }));
+      return client;
+    });
+    const staying = started([read({ count: 3, playerId: "staying" })]);
+    await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 3);
+    for (const client of leaving) client.destroy();
+    // The gateway runs in this process: a turn of its event loop sees the closed connections.
+    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setImmediate(r));
+    holding = false;
+    for (const send of held) send();
+    const [, stayed] = await Promise.all([...first, ...staying]);
+    expect(stayed!.text).toBe(JSON.stringify(answerOf({ count: 3, playerId: "staying" }, "acme")));
+    // The first read, then the one still wanted, alone: the two that left never reached stats.
+    expect(uploads()).toEqual(["/games/g1/leaderboard", "/games/g1/leaderboard"]);
+    expect(JSON.parse(h.stats.received[1]!.body.toString("utf8"))).toEqual({ count: 3, playerId: "staying" });
+    expect(await metric("gateway_leaderboard_upstream_reads_total", 'sent="dropped"')).toBe(dropped0 + 2);
+    expect(await metric("gateway_leaderboard_reads_waiting")).toBe(0);
     const after = await read({ count: 9, playerId: "after" });
     expect(after.text).toBe(JSON.stringify(answerOf({ count: 9, playerId: "after" }, "acme")));
   });

@@ -6,7 +6,7 @@ import {
   leaderboardBatchBodies,
 } from "@arena/contracts";
 import { Counter, Gauge, type Registry } from "@arena/service-kit";
-import type { UpstreamCall, WholeAnswer } from "./upstream-call.js";
+import { CLIENT_GONE, type UpstreamCall, type WholeAnswer } from "./upstream-call.js";
 
 /**
  * How many calls for one board may be in flight before its next reads wait to go together: one, so
@@ -60,7 +60,9 @@ interface Board {
  * stats refuses whole (an older stats without the operation) sends each read by itself.
  *
  * Only a plain read is batched: a JSON body of at most 512 bytes, no query and no `Prefer`. Any other
- * goes by itself, as every read does with `maxReads` 1.
+ * goes by itself, as every read does with `maxReads` 1. A waiting read whose client has left by the
+ * time its turn comes (`UpstreamCall.gone`) is answered `CLIENT_GONE` and not sent: under overload,
+ * clients that gave up cost stats nothing, and the reads behind them go sooner.
  */
 export class LeaderboardBatches {
   private readonly boards = new Map<string, Board>();
@@ -91,7 +93,7 @@ export class LeaderboardBatches {
     });
     this.reads = new Counter({
       name: "gateway_leaderboard_upstream_reads_total",
-      help: "Leaderboard reads sent to stats, by how: alone (a call of its own), batched (answered in a batch), again (batched, then sent alone for its whole answer)",
+      help: "Leaderboard reads sent to stats, by how: alone (a call of its own), batched (answered in a batch), again (batched, then sent alone for its whole answer); dropped: not sent, its client had left while it waited",
       labelNames: ["sent"] as const,
       registers: [registry],
     });
@@ -117,13 +119,19 @@ export class LeaderboardBatches {
   /** A call for the board ended: the reads that waited meanwhile go now, together. */
   private callEnded(key: string, board: Board): void {
     board.inFlight--;
-    if (board.waiting.length > 0) this.sendWaiting(key, board);
-    else if (board.inFlight === 0) this.boards.delete(key);
+    this.sendWaiting(key, board);
   }
 
-  /** The board's waiting reads, up to `maxReads`, in one call: alone when there is one, else a batch. */
+  /**
+   * The board's waiting reads, up to `maxReads` of those whose clients are still there, in one call:
+   * alone when there is one, else a batch. A board with nothing to send and no call out is forgotten.
+   */
   private sendWaiting(key: string, board: Board): void {
-    const reads = board.waiting.splice(0, Math.min(this.options.maxReads, LEADERBOARD_READ_BATCH_MAX));
+    const reads = this.takeWaiting(board);
+    if (reads.length === 0) {
+      if (board.inFlight === 0) this.boards.delete(key);
+      return;
+    }
     board.inFlight++;
     const done = () => this.callEnded(key, board);
     if (reads.length === 1) {
@@ -134,6 +142,22 @@ export class LeaderboardBatches {
     } else {
       this.batch(board, reads).then(done, done);
     }
+  }
+
+  /** Takes up to `maxReads` waiting reads that are still wanted, in order; answers the gone ones it passes. */
+  private takeWaiting(board: Board): Waiting[] {
+    const max = Math.min(this.options.maxReads, LEADERBOARD_READ_BATCH_MAX);
+    const taken: Waiting[] = [];
+    let i = 0;
+    for (; i < board.waiting.length && taken.length < max; i++) {
+      const read = board.waiting[i]!;
+      if (read.call.gone?.() === true) {
+        this.reads?.inc({ sent: "dropped" });
+        read.resolve(CLIENT_GONE);
+      } else taken.push(read);
+    }
+    board.waiting.splice(0, i);
+    return taken;
   }
 
   private alone(call: UpstreamCall): Promise<WholeAnswer> {

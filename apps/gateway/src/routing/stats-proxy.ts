@@ -316,6 +316,9 @@ export class StatsUpstream {
     // An around-player read is one player's, seldom read twice within the staleness bound: kept,
     // it would only push the shared pages (from the top, from a rank) out of the cache.
     if (cache === undefined || (req.body as { playerId?: unknown } | undefined)?.playerId !== undefined) {
+      // This read is its client's alone (no cache entry shares it): once the client has left, it
+      // need not go (answered CLIENT_GONE, which the closed response does not send).
+      call.gone = () => res.destroyed;
       const answer = await this.leaderboardReads.read(call, gameId);
       sendWhole(res, answer.status, passedHeadersOf(answer.headers), answer.body);
       return;

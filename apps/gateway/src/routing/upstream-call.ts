@@ -20,4 +20,12 @@ export interface UpstreamCall {
   /** The body, sent unchanged with `contentType` (default application/json). */
   body?: Buffer | string;
   contentType?: string;
+  /**
+   * True once nobody awaits the answer any more (its client hung up): a leaderboard read still
+   * waiting for its board's call is then answered `CLIENT_GONE` without being sent.
+   */
+  gone?: () => boolean;
 }
+
+/** The answer of a read whose client left before it was sent (499, nginx's "client closed request"; nobody reads it). */
+export const CLIENT_GONE: WholeAnswer = Object.freeze({ status: 499, headers: {}, body: Buffer.alloc(0) });
