@@ -1,4 +1,5 @@
 import { loadavg } from "node:os";
+import { Redis } from "ioredis";
 import type { PlatformWiring } from "../../scripts/platform-wiring.mjs";
 import { platformPorts } from "../../scripts/platform-wiring.mjs";
 import { BENCH_SECRETS, startApp } from "./bench-platform.js";
@@ -8,6 +9,7 @@ import { round } from "./http-timing.js";
 import { nodeFlags, type Service, stopService } from "./processes.js";
 import { cpuSeconds } from "./prometheus-text.js";
 import { CONNECTIONS, type LoadResult, loadTest } from "./stats-load.js";
+import { clearPrefix } from "./stats-benchmark.js";
 import { StatsSeeder } from "./stats-seed.js";
 
 /**
@@ -82,6 +84,7 @@ export async function runHotPathsBenchmark(root: string): Promise<HotPathsReport
     databaseUrls,
     redisKeyPrefix: `arena_bench_hot_${process.pid}:`,
   };
+  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
   const start = loadavg();
   const cases: HotPathCase[] = [];
   const services: Service[] = [];
@@ -112,6 +115,9 @@ export async function runHotPathsBenchmark(root: string): Promise<HotPathsReport
     }
   } finally {
     await Promise.all(services.map(stopService));
+    // The seeded board (about 8 MB) would otherwise stay in the shared Redis after every run.
+    await clearPrefix(redis, wiring.redisKeyPrefix!);
+    redis.disconnect();
   }
   return {
     connections: CONNECTIONS,
