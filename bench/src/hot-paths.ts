@@ -8,8 +8,8 @@ import { createTenant, userToken } from "./gateway-tenant.js";
 import { round } from "./http-timing.js";
 import { nodeFlags, type Service, stopService } from "./processes.js";
 import { cpuSeconds } from "./prometheus-text.js";
-import { CONNECTIONS, type LoadResult, loadTest } from "./stats-load.js";
 import { clearPrefix } from "./stats-benchmark.js";
+import { CONNECTIONS, type LoadResult, loadTest } from "./stats-load.js";
 import { StatsSeeder } from "./stats-seed.js";
 
 /**
