@@ -57,8 +57,17 @@ Object.defineProperty(express.request, "log", {
   },
 });
 
-/** One listener for every response: the request's own work is kept on it, no closure per request. */
-function onFinish(this: Response): void {
+/**
+ * The status recorded for a request whose client hung up before its answer was sent (nginx's "client
+ * closed request"): its access line and metric say so, instead of the request leaving no trace.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * One listener for every response, on `close` (after `finish` for an answer sent in full, and also
+ * for one whose client left first): the request's own work is kept on it, no closure per request.
+ */
+function onClose(this: Response): void {
   const req = this.req as ContextRequest;
   const own = req[context];
   if (own !== undefined) own.finish(req, this, own.startedAt);
@@ -82,8 +91,8 @@ function boundSeries(histogram: Histogram<"method" | "route" | "status">) {
 }
 
 /**
- * Request id in and out, a per-request logger, one access-log line and one metric per request;
- * with a lifecycle, `Connection: close` on every answer once shutdown has begun.
+ * Request id in and out, a per-request logger, one access-log line and one metric per request
+ * (status 499 for one whose client hung up before the answer was sent); with a lifecycle, `Connection: close` on every answer once shutdown has begun.
  */
 export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycle?: Lifecycle) {
   const writeAccessLine = accessLineWriter(logger);
@@ -92,7 +101,8 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycl
     const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
     // The route pattern, not the URL, keeps label cardinality bounded and ids out of metrics.
     const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : "unmatched";
-    series(req.method, route, res.statusCode).observe(seconds);
+    const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
+    series(req.method, route, status).observe(seconds);
     // Only the path is logged: query strings may carry tokens (`/ws?authorization=`). The original
     // URL's, because inside a mounted router `req.path` has lost the mount prefix.
     const url = req.originalUrl;
@@ -103,7 +113,7 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycl
       requestId: req.id,
       method: req.method,
       path,
-      status: res.statusCode,
+      status,
       durationMs: Math.round(seconds * 1e4) / 10,
     });
   };
@@ -115,7 +125,7 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycl
     res.setHeader(REQUEST_ID_HEADER, req.id);
     // While draining, tell keep-alive clients to reconnect elsewhere.
     if (lifecycle?.shuttingDown) res.setHeader("Connection", "close");
-    res.on("finish", onFinish);
+    res.on("close", onClose);
     next();
   };
 }

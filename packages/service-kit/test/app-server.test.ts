@@ -23,6 +23,17 @@ afterEach(async () => {
  * The kit's apps as services run them: on the kit's server (`app.listen`, `serve`), where requests
  * are born with the app's prototypes and express's router, helpers and error handling still apply.
  */
+/** Answers of `/held`, sent when the test calls them. */
+let held: Array<() => void> = [];
+
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 function buildService() {
   const { lines, logger } = captureLogs("info");
   const seen: { prototypeIsApp?: boolean; log?: Logger } = {};
@@ -52,6 +63,9 @@ function buildService() {
       });
       app.get("/boom", async () => {
         throw new Error("secret detail");
+      });
+      app.get("/held", (_req, res) => {
+        held.push(() => res.json({ late: true }));
       });
     },
   });
@@ -138,6 +152,33 @@ describe("the kit's server", () => {
       level: "info",
     });
     expect(JSON.stringify(lines)).not.toContain("secret");
+  });
+
+  it("logs and counts a request whose client hung up first as 499, and keeps answering", async () => {
+    held = [];
+    const { app, lines } = buildService();
+    const base = await listen(app);
+    const leaving = new AbortController();
+    const left = fetch(`${base}/held`, { headers: { "x-request-id": "left-early" }, signal: leaving.signal });
+    left.catch(() => {});
+    await until(() => held.length === 1);
+    leaving.abort();
+    await until(() => lines.some((l) => l.requestId === "left-early"));
+    expect(lines.find((l) => l.requestId === "left-early")).toMatchObject({
+      msg: "request completed",
+      path: "/held",
+      status: 499,
+    });
+    // The handler answering afterwards changes nothing: one line, one observation.
+    held[0]!();
+    const reference = await fetch(`${base}/items/1/parts/2`);
+    expect(reference.status).toBe(200);
+    expect(lines.filter((l) => l.requestId === "left-early")).toHaveLength(1);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toContain(
+      'http_request_duration_seconds_count{service="test",method="GET",route="/held",status="499"} 1',
+    );
+    expect(text).not.toMatch(/route="\/held",status="200"/);
   });
 
   it("writes no access line once the app's logger is above info", async () => {
