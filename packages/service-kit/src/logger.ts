@@ -124,12 +124,54 @@ export function createLogger({ name, level = "info", destination, redactKeys }: 
   // the line holds nothing to censor (no query string, header or body). Strings go through
   // JSON.stringify, as pino escapes them; the kit asks the logger whether info is on first.
   const head = `","service":${JSON.stringify(name)},"name":${JSON.stringify(name)},"requestId":`;
+  const lines = new AccessLines(stream);
   accessWriters.set(logger, (line) => {
-    stream.write(
+    lines.add(
       `{"level":"info","time":"${new Date().toISOString()}${head}${JSON.stringify(line.requestId)},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status},"durationMs":${line.durationMs},"msg":"request completed"}\n`,
     );
   });
   return logger;
+}
+
+/** Above this many characters waiting, access lines are written at once rather than at the end of the turn. */
+const ACCESS_LINES_MAX_WAITING = 16 * 1024;
+/** Every logger's access lines not yet written, flushed if the process exits before their turn ends. */
+const unwritten = new Set<AccessLines>();
+process.once("exit", () => {
+  for (const lines of unwritten) lines.flush();
+});
+
+/**
+ * The access lines of one turn of the event loop, written to the logger's stream together when the
+ * turn ends (`setImmediate`): under load one turn answers many requests, and one `write` system
+ * call for all their lines costs what one line's did (the call was a sixth of the service kit's
+ * per-request time). A line waits at most until the end of the turn that finished its request, so
+ * the log is as current as before; nginx's `access_log ... buffer= flush=` is the same idea with a
+ * timer. Lines still waiting when the process exits are written then; a process killed outright
+ * loses at most its current turn's lines. Other log lines are written at once, so an access line
+ * may follow a line logged after its request ended in the same turn.
+ */
+class AccessLines {
+  private waiting = "";
+
+  constructor(private readonly stream: pino.DestinationStream) {}
+
+  add(line: string): void {
+    if (this.waiting === "") {
+      unwritten.add(this);
+      setImmediate(() => this.flush());
+    }
+    this.waiting += line;
+    if (this.waiting.length >= ACCESS_LINES_MAX_WAITING) this.flush();
+  }
+
+  flush(): void {
+    if (this.waiting === "") return;
+    const text = this.waiting;
+    this.waiting = "";
+    unwritten.delete(this);
+    this.stream.write(text);
+  }
 }
 
 /**

@@ -23,6 +23,9 @@ afterEach(async () => {
  * The kit's apps as services run them: on the kit's server (`app.listen`, `serve`), where requests
  * are born with the app's prototypes and express's router, helpers and error handling still apply.
  */
+/** Resolves after the current turn of the event loop, when the kit has written its access lines. */
+const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 /** Answers of `/held`, sent when the test calls them. */
 let held: Array<() => void> = [];
 
@@ -282,7 +285,7 @@ describe("accessLineWriter", () => {
     durationMs: 0.3,
   };
 
-  it("writes, for the kit's loggers, the line pino writes for the same fields, byte for byte", () => {
+  it("writes, for the kit's loggers, the line pino writes for the same fields, byte for byte", async () => {
     const composed: string[] = [];
     const viaPino: string[] = [];
     const sink = (into: string[]) =>
@@ -296,11 +299,45 @@ describe("accessLineWriter", () => {
     const plainPino = createLogger({ name: "svc", level: "info", destination: sink(viaPino) });
     accessLineWriter(kitLogger)(fields);
     plainPino.info(fields, "request completed");
+    await endOfTurn();
     const time = /"time":"[^"]+"/;
     expect(composed).toHaveLength(1);
     expect(composed[0]!.replace(time, "")).toBe(viaPino[0]!.replace(time, ""));
     expect(JSON.parse(composed[0]!)).toMatchObject({ ...fields, level: "info", msg: "request completed" });
     expect(composed[0]!.endsWith("}\n")).toBe(true);
+  });
+
+  it("writes the access lines of one turn of the event loop in one write, at its end", async () => {
+    const writes: string[] = [];
+    const logger = createLogger({
+      name: "svc",
+      level: "info",
+      destination: new Writable({
+        write(chunk, _enc, done) {
+          writes.push(String(chunk));
+          done();
+        },
+      }),
+    });
+    const write = accessLineWriter(logger);
+    for (let i = 0; i < 3; i++) write({ ...fields, requestId: `r${i}` });
+    logger.warn("written at once");
+    expect(writes.map((w) => JSON.parse(w).msg)).toEqual(["written at once"]);
+    await endOfTurn();
+    expect(writes).toHaveLength(2);
+    expect(
+      writes[1]!
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).requestId),
+    ).toEqual(["r0", "r1", "r2"]);
+    // Lines that pile up past 16 KB in one turn are written then, not held.
+    const long = { ...fields, path: "/".repeat(2000) };
+    for (let i = 0; i < 10; i++) write(long);
+    expect(writes.length).toBeGreaterThan(2);
+    await endOfTurn();
+    const lines = writes.slice(2).join("").split("\n").filter(Boolean);
+    expect(lines).toHaveLength(10);
   });
 
   it("is the logger's own info for a logger the kit did not make", () => {

@@ -147,6 +147,8 @@ describe("createServiceApp", () => {
       .set("authorization", "Bearer secret-token")
       .set("x-request-id", "req-1")
       .send({ name: "Ada" });
+    // Access lines are written at the end of the turn that finished their request.
+    await new Promise((resolve) => setImmediate(resolve));
     const text = JSON.stringify(lines);
     expect(text).not.toContain("secret-token");
     expect(text).not.toContain("hunter2");
