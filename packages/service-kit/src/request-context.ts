@@ -92,7 +92,8 @@ function boundSeries(histogram: Histogram<"method" | "route" | "status">) {
 
 /**
  * Request id in and out, a per-request logger, one access-log line and one metric per request
- * (status 499 for one whose client hung up before the answer was sent); with a lifecycle, `Connection: close` on every answer once shutdown has begun.
+ * (status 499 for one whose client hung up before the answer was sent); with a lifecycle,
+ * `Connection: close` on every answer once shutdown has begun.
  */
 export function requestContext(logger: Logger, metrics: ServiceMetrics, lifecycle?: Lifecycle) {
   const writeAccessLine = accessLineWriter(logger);

@@ -19,10 +19,6 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-/**
- * The kit's apps as services run them: on the kit's server (`app.listen`, `serve`), where requests
- * are born with the app's prototypes and express's router, helpers and error handling still apply.
- */
 /** Resolves after the current turn of the event loop, when the kit has written its access lines. */
 const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -37,6 +33,10 @@ async function until(check: () => boolean): Promise<void> {
   }
 }
 
+/**
+ * The kit's apps as services run them: on the kit's server (`app.listen`, `serve`), where requests
+ * are born with the app's prototypes and express's router, helpers and error handling still apply.
+ */
 function buildService() {
   const { lines, logger } = captureLogs("info");
   const seen: { prototypeIsApp?: boolean; log?: Logger } = {};

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { CLIENT_CLOSED_REQUEST } from "@arena/service-kit";
 
 /** Stats' answer read whole into one Buffer, unparsed. */
 export interface WholeAnswer {
@@ -27,5 +28,12 @@ export interface UpstreamCall {
   gone?: () => boolean;
 }
 
-/** The answer of a read whose client left before it was sent (499, nginx's "client closed request"; nobody reads it). */
-export const CLIENT_GONE: WholeAnswer = Object.freeze({ status: 499, headers: {}, body: Buffer.alloc(0) });
+/**
+ * The answer of a read whose client left before it was sent: the service kit's status for such a
+ * request (499, "client closed request"); nobody reads it.
+ */
+export const CLIENT_GONE: WholeAnswer = Object.freeze({
+  status: CLIENT_CLOSED_REQUEST,
+  headers: {},
+  body: Buffer.alloc(0),
+});
