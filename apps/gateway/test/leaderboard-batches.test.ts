@@ -252,6 +252,9 @@ describe("leaderboard reads sent to stats together", () => {
 
   it("does not send the waiting reads whose clients left, and answers the rest", async () => {
     const dropped0 = await metric("gateway_leaderboard_upstream_reads_total", 'sent="dropped"');
+    const closedEarly = () =>
+      metric("http_request_duration_seconds_count", 'route="/games/:gameId/leaderboard",status="499"');
+    const closedEarly0 = await closedEarly();
     const url = new URL(await gateway.listen());
     const first = await fillTheBoardsCall();
     // Two clients that give up while their reads wait for the board's call, and one that stays.
@@ -270,9 +273,8 @@ describe("leaderboard reads sent to stats together", () => {
     const staying = started([read({ count: 3, playerId: "staying" })]);
     await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 3);
     for (const client of leaving) client.destroy();
-    // The gateway runs in this process: a turn of its event loop sees the closed connections.
-    await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setImmediate(r));
+    // The kit records a request whose client left (status 499) once the gateway has seen it go.
+    await until(async () => (await closedEarly()) === closedEarly0 + 2);
     holding = false;
     for (const send of held) send();
     const [, stayed] = await Promise.all([...first, ...staying]);
