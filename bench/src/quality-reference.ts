@@ -11,18 +11,19 @@
  *   online maximum; the sum of waits (the mean) and the number of waits above the online p95 may not
  *   exceed the online figures;
  * - a move swaps two units of the same size between two matches (or a match and the unmatched),
- *   chosen close in arrival time and rating; the cost is Σ spread + 2·Σ imbalance (the weight of
- *   imbalance in `matchScore`), each match's teams split as evenly as its units allow.
+ *   chosen close in arrival time and rating; the cost is Σ spread + w·Σ imbalance with w the weight
+ *   of imbalance in `matchScore` (`IMBALANCE_WEIGHT`), the quantity the online search minimises, so
+ *   the reference is the best schedule found for the objective the matchmaker itself pursues; each
+ *   match's teams split as evenly as its units allow.
  *
  * It finds a good schedule, not the best one, so ours / reference overstates how close we are to the
  * true optimum; it is the same search for every strategy and scenario, so the ratios compare.
  */
 
+import { IMBALANCE_WEIGHT } from "@arena/matchmaker/matching";
 import { type FormedMatch, matchShape, percentile } from "./quality-replay.js";
 import type { Stream } from "./quality-streams.js";
 import { mulberry32 } from "./queue-generator.js";
-
-const IMBALANCE_COST = 2;
 
 interface Unit {
   size: number;
@@ -98,7 +99,7 @@ class Annealer {
       lo = Math.min(lo, this.units[u]!.min);
       hi = Math.max(hi, this.units[u]!.max);
     }
-    return hi - lo + IMBALANCE_COST * bestImbalance(this.units, members, this.perTeam);
+    return hi - lo + IMBALANCE_WEIGHT * bestImbalance(this.units, members, this.perTeam);
   }
 
   /** Sum of waits and count above p95 when formed at the last arrival; NaN when infeasible. */

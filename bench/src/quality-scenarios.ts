@@ -57,15 +57,28 @@ export const QUALITY_SCENARIOS: QualityScenario[] = [
 ];
 
 /**
- * The target scenarios' waits with the algorithm before issue 26 (measured with this benchmark at commit c5069e3): the
- * issue asks for fairer matches at waits no worse than these.
+ * Seeds each target scenario is replayed on to judge issue 26's targets: its own seed and the next
+ * ones 100 apart (`seed + 100 · k`). One stream decides its maximum wait and its share matched by a
+ * handful of tickets (the last arrivals, which a stream that stops leaves with too few others to form
+ * a match), so the targets are judged on means over many streams.
+ */
+export const TARGET_SEEDS = 20;
+/** Of those, the first ones the offline reference is annealed on (about 2 s of CPU each). */
+export const REFERENCE_SEEDS = 10;
+
+/**
+ * The target scenarios' waits with the algorithm before issue 26, as means over the `TARGET_SEEDS`
+ * streams of each (measured with this benchmark's streams and figures, replaying `findMatches` of
+ * commit c5069e3): the issue asks for fairer matches at waits no worse than these. On the first
+ * seed alone they were 3.6 / 10 / 13 s and 99.72 % (T = 10), 5.157 / 17 / 20 s and 99.94 % (T = 20),
+ * 6.617 / 23 / 40 s and 99.94 % (T = 40), 7.387 / 20 / 32 s and 99.61 % (5v5).
  */
 export const WAITS_BEFORE_ISSUE_26: Record<
   string,
   { meanWait: number; p95Wait: number; maxWait: number; shareMatched: number }
 > = {
-  "2v2, 3/s, T = 10": { meanWait: 3.6, p95Wait: 10, maxWait: 13, shareMatched: 0.9972 },
-  "2v2, 3/s, T = 20": { meanWait: 5.157, p95Wait: 17, maxWait: 20, shareMatched: 0.9994 },
-  "2v2, 3/s, T = 40": { meanWait: 6.617, p95Wait: 23, maxWait: 40, shareMatched: 0.9994 },
-  "5v5, 3/s, T = 20": { meanWait: 7.387, p95Wait: 20, maxWait: 32, shareMatched: 0.9961 },
+  "2v2, 3/s, T = 10": { meanWait: 3.627, p95Wait: 10, maxWait: 13.65, shareMatched: 0.99788 },
+  "2v2, 3/s, T = 20": { meanWait: 5.012, p95Wait: 16.7, maxWait: 21, shareMatched: 0.99799 },
+  "2v2, 3/s, T = 40": { meanWait: 6.363, p95Wait: 22.45, maxWait: 40.25, shareMatched: 0.99823 },
+  "5v5, 3/s, T = 20": { meanWait: 7.389, p95Wait: 20, maxWait: 31.1, shareMatched: 0.99391 },
 };

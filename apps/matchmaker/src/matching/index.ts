@@ -2,6 +2,7 @@ export { findMatches, type MatchOptions } from "./find-matches.js";
 export {
   DEFAULT_TARGET_WAITING_TIME,
   defaultRatingTolerance,
+  IMBALANCE_WEIGHT,
   matchScore,
   requiredScore,
 } from "./match-quality.js";
