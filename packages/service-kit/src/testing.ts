@@ -118,6 +118,45 @@ export function keptAliveClients(
   };
 }
 
+/** How `eventually` polls: for how long, how often, and what the wait is for (its timeout's message). */
+export interface EventuallyOptions {
+  /** How long to keep asking before giving up; 10 s unless given. */
+  timeoutMs?: number;
+  /** The pause between two answers; 10 ms unless given. */
+  everyMs?: number;
+  /**
+   * What is waited for, as the timeout's message says it ("the standby to replay up to 0/3000060");
+   * a function is read only at the timeout, to say what was seen by then (a child's output).
+   */
+  what?: string | (() => string);
+}
+
+/**
+ * Asks `probe` every `everyMs` until it answers something other than undefined or false, and
+ * returns that answer (`true` for a boolean predicate). Throws, naming `what` and the time waited,
+ * once `timeoutMs` has passed (the probe is asked at least once). An error thrown by the probe
+ * ends the wait: catch inside the probe to poll through errors, and throw from it to stop early (a
+ * child process that exited).
+ */
+export async function eventually<T>(
+  probe: () => T | undefined | false | PromiseLike<T | undefined | false>,
+  options: EventuallyOptions = {},
+): Promise<T> {
+  const { timeoutMs = 10_000, everyMs = 10, what = "the probe to answer" } = options;
+  const started = Date.now();
+  for (;;) {
+    const answer = await probe();
+    if (answer !== undefined && answer !== false) return answer;
+    const waited = Date.now() - started;
+    if (waited >= timeoutMs) {
+      throw new Error(
+        `timed out after ${waited} ms waiting for ${typeof what === "function" ? what() : what}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
 /**
  * Asks `/readyz` (through `get`) until it answers 200, at most `tries` times `pauseMs` apart, and
  * returns the last answer. A fresh instance's first checks open its connections, which on a loaded
