@@ -16,9 +16,10 @@ describe("eventually", () => {
   });
 
   it("takes 0, null and the empty string for answers (only undefined and false mean not yet)", async () => {
-    expect(await eventually(() => 0)).toBe(0);
-    expect(await eventually(() => null)).toBeNull();
-    expect(await eventually(() => "")).toBe("");
+    const once = { timeoutMs: 0 };
+    expect(await eventually(() => 0, once)).toBe(0);
+    expect(await eventually(() => null, once)).toBeNull();
+    expect(await eventually(() => "", once)).toBe("");
   });
 
   it("returns true for a boolean predicate, sync or async", async () => {
@@ -62,7 +63,9 @@ describe("eventually", () => {
       if (++calls === 3) throw new Error("the child exited with 1");
       return undefined;
     };
-    await expect(eventually(probe, { everyMs: 1 })).rejects.toThrow(/^the child exited with 1$/);
+    await expect(eventually(probe, { timeoutMs: 1000, everyMs: 1 })).rejects.toThrow(
+      /^the child exited with 1$/,
+    );
     expect(calls).toBe(3);
   });
 });
