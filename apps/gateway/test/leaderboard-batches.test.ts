@@ -1,5 +1,6 @@
 import { request as httpRequest, type ServerResponse } from "node:http";
 import { leaderboardBatchBodies, leaderboardBatchLine, leaderboardBatchText } from "@arena/contracts";
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import type supertest from "supertest";
@@ -117,18 +118,13 @@ async function metric(name: string, label = "", instance = gateway): Promise<num
   return 0;
 }
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** How long the tests wait for the gateway to reach a state (`eventually`'s options). */
+const WITHIN = { timeoutMs: 5000 };
 
 /** A read sent alone and held by the stub: the board's call in flight. */
 async function fillTheBoardsCall(token = acme): Promise<Array<Promise<supertest.Response>>> {
   const first = started([read({ count: 1, playerId: "first" }, token)]);
-  await until(async () => held.length === 1);
+  await eventually(async () => held.length === 1, WITHIN);
   return first;
 }
 
@@ -148,7 +144,7 @@ describe("leaderboard reads sent to stats together", () => {
         { count: 5, playerId: "nobody" },
       ];
       const queued = started(bodies.map((body) => read(body)));
-      await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 10);
+      await eventually(async () => (await metric("gateway_leaderboard_reads_waiting")) === 10, WITHIN);
       holding = false;
       for (const send of held) send();
 
@@ -189,9 +185,9 @@ describe("leaderboard reads sent to stats together", () => {
     const first = await fillTheBoardsCall();
     // globex's board has no call in flight: its read goes at once (and is held too).
     const other = started([read({ count: 3, playerId: "g" }, globex)]);
-    await until(async () => held.length === 2);
+    await eventually(async () => held.length === 2, WITHIN);
     const waiting = started([read({ count: 4, playerId: "a" })]);
-    await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 1);
+    await eventually(async () => (await metric("gateway_leaderboard_reads_waiting")) === 1, WITHIN);
     holding = false;
     for (const send of held) send();
     const answers = await Promise.all([...first, ...other, ...waiting]);
@@ -212,7 +208,7 @@ describe("leaderboard reads sent to stats together", () => {
         .send({ count: 7, playerId: "q" }),
       read({ count: 8, playerId: "padded", pad: "x".repeat(600) }),
     ]);
-    await until(async () => held.length === 4);
+    await eventually(async () => held.length === 4, WITHIN);
     expect(await metric("gateway_leaderboard_reads_waiting")).toBe(0);
     holding = false;
     for (const send of held) send();
@@ -224,7 +220,7 @@ describe("leaderboard reads sent to stats together", () => {
     const first = await fillTheBoardsCall();
     const bodies = [1, 2, 3].map((i) => ({ count: i, playerId: `old-${i}` }));
     const queued = started(bodies.map((body) => read(body)));
-    await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 3);
+    await eventually(async () => (await metric("gateway_leaderboard_reads_waiting")) === 3, WITHIN);
     holding = false;
     for (const send of held) send();
     const answers = await Promise.all([...first, ...queued]);
@@ -237,7 +233,7 @@ describe("leaderboard reads sent to stats together", () => {
     batchMode = "hang-up";
     const first = await fillTheBoardsCall();
     const queued = started([1, 2, 3].map((i) => read({ count: i, playerId: `cut-${i}` })));
-    await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 3);
+    await eventually(async () => (await metric("gateway_leaderboard_reads_waiting")) === 3, WITHIN);
     holding = false;
     for (const send of held) send();
     await Promise.all(first);
@@ -271,10 +267,10 @@ describe("leaderboard reads sent to stats together", () => {
       return client;
     });
     const staying = started([read({ count: 3, playerId: "staying" })]);
-    await until(async () => (await metric("gateway_leaderboard_reads_waiting")) === 3);
+    await eventually(async () => (await metric("gateway_leaderboard_reads_waiting")) === 3, WITHIN);
     for (const client of leaving) client.destroy();
     // The kit records a request whose client left (status 499) once the gateway has seen it go.
-    await until(async () => (await closedEarly()) === closedEarly0 + 2);
+    await eventually(async () => (await closedEarly()) === closedEarly0 + 2, WITHIN);
     holding = false;
     for (const send of held) send();
     const [, stayed] = await Promise.all([...first, ...staying]);
@@ -291,7 +287,7 @@ describe("leaderboard reads sent to stats together", () => {
   it("sends every read alone with LEADERBOARD_BATCH_READS=1", async () => {
     const single = await h.startInstance({ LEADERBOARD_CACHE_MS: "0", LEADERBOARD_BATCH_READS: "1" });
     const all = started([1, 2, 3, 4].map((i) => read({ count: i, playerId: `s${i}` }, acme, single)));
-    await until(async () => held.length === 4);
+    await eventually(async () => held.length === 4, WITHIN);
     holding = false;
     for (const send of held) send();
     for (const res of await Promise.all(all)) expect(res.status).toBe(200);

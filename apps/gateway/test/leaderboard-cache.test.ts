@@ -1,5 +1,5 @@
 import { ConfigError } from "@arena/service-kit";
-import { promtoolCheckMetrics } from "@arena/service-kit/testing";
+import { eventually, promtoolCheckMetrics } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { loadGatewayConfig } from "../src/config.js";
 import { changesBoards } from "../src/routing/leaderboard-cache.js";
@@ -187,7 +187,7 @@ describe("the leaderboard read cache", () => {
     const before = reads();
     // supertest sends on then(): started now, held by the stub until released.
     const pending = read(acme, { count: 5 }).then((res) => res);
-    while (reads() === before) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => reads() !== before);
     await h.http.post("/seasons").set("Authorization", acmeAdmin).send({}).expect(201);
     release();
     expect((await pending).status).toBe(200);

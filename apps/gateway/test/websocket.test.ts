@@ -7,11 +7,12 @@ import {
 } from "@arena/contracts";
 import { PushFanout } from "@arena/redis";
 import type { RunningServer } from "@arena/service-kit";
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { adminAuth, createHarness, type Harness, type Instance, SERVICE_TOKEN } from "./harness.js";
 import type { ReceivedRequest } from "./stats-stub.js";
-import { eventually, serveInstance, type TokenVia, WsClient } from "./ws-client.js";
+import { serveInstance, type TokenVia, WsClient } from "./ws-client.js";
 
 const matchId = "7d3c4f0e-2a53-4b8e-9a51-0f6f1f0c9a11";
 

@@ -129,12 +129,3 @@ export async function serveInstance(instance: Instance, shutdownTimeoutMs = 5000
     onShutdown: [() => gateway.websocket.drain(shutdownTimeoutMs)],
   });
 }
-
-/** Polls `condition` (state that changes asynchronously, e.g. via Redis pub/sub) for up to 10 s. */
-export async function eventually(condition: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error("condition never held");
-}

@@ -12,6 +12,7 @@ import {
   type Logger,
   requireJsonBody,
 } from "../src/index.js";
+import { eventually } from "../src/testing.js";
 import { captureLogs } from "./captured-logs.js";
 
 const servers: Server[] = [];
@@ -24,14 +25,6 @@ const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Answers of `/held`, sent when the test calls them. */
 let held: Array<() => void> = [];
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /**
  * The kit's apps as services run them: on the kit's server (`app.listen`, `serve`), where requests
@@ -164,9 +157,9 @@ describe("the kit's server", () => {
     const leaving = new AbortController();
     const left = fetch(`${base}/held`, { headers: { "x-request-id": "left-early" }, signal: leaving.signal });
     left.catch(() => {});
-    await until(() => held.length === 1);
+    await eventually(() => held.length === 1, { timeoutMs: 5000 });
     leaving.abort();
-    await until(() => lines.some((l) => l.requestId === "left-early"));
+    await eventually(() => lines.some((l) => l.requestId === "left-early"), { timeoutMs: 5000 });
     expect(lines.find((l) => l.requestId === "left-early")).toMatchObject({
       msg: "request completed",
       path: "/held",
