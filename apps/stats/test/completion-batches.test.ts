@@ -1,3 +1,4 @@
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import pg from "pg";
 import { createHarness, createMatch, gameConfig, type Harness, playMatch, result } from "./harness.js";
@@ -24,14 +25,6 @@ async function metric(name: string): Promise<number> {
   const text = (await h.http.get("/metrics").expect(200)).text;
   const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
   return line === undefined ? 0 : Number(line.split(" ").at(-1));
-}
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 interface Answer {
@@ -62,9 +55,11 @@ async function behindABlocker(
   ]);
   const batchesBefore = await metric("stats_match_completion_batch_size_count");
   const first = complete(blocker, teams);
-  await until(async () => (await metric("stats_match_completion_batch_size_count")) === batchesBefore + 1);
+  await eventually(
+    async () => (await metric("stats_match_completion_batch_size_count")) === batchesBefore + 1,
+  );
   const sent = later();
-  await until(async () => (await metric("stats_match_completions_waiting")) === sent.length);
+  await eventually(async () => (await metric("stats_match_completions_waiting")) === sent.length);
   await holder.query("COMMIT");
   return { first: await first, rest: await Promise.all(sent) };
 }

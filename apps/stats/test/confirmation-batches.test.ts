@@ -1,3 +1,4 @@
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import pg from "pg";
 import { createHarness, gameConfig, type Harness } from "./harness.js";
@@ -30,14 +31,6 @@ async function metric(name: string): Promise<number> {
   const text = (await h.http.get("/metrics").expect(200)).text;
   const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
   return line === undefined ? 0 : Number(line.split(" ").at(-1));
-}
-
-async function until(check: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 let players = 0;
@@ -90,9 +83,9 @@ async function behindBlockers(holder: pg.Client, later: () => Array<Promise<numb
   );
   const before = await metric("stats_match_confirmation_batch_size_count");
   const first = blockers.map((id) => confirm("duel", id));
-  await until(async () => (await metric("stats_match_confirmation_batch_size_count")) === before + 2);
+  await eventually(async () => (await metric("stats_match_confirmation_batch_size_count")) === before + 2);
   const sent = later();
-  await until(() => h.stats.matchLifecycle.confirmationsWaiting === sent.length);
+  await eventually(() => h.stats.matchLifecycle.confirmationsWaiting === sent.length);
   await holder.query("COMMIT");
   expect(await Promise.all(first)).toEqual([204, 204]);
   return Promise.all(sent);

@@ -1,5 +1,6 @@
 import { validateBackfillStatus, validateMatchSuggestionMessage } from "@arena/contracts";
 import { type FanoutDelivery, PushFanout } from "@arena/redis";
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createHarness, type Harness } from "./harness.js";
 
@@ -49,15 +50,8 @@ async function tenantWithGame(size: number) {
 const queue = (api: ReturnType<Harness["as"]>, ids: string[]) =>
   api.post("/games/g/players", { players: ids.map((playerId) => ({ playerId })) }).expect(204);
 
-async function until<T>(read: () => T | undefined, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** How long the tests wait for a push to reach the listening replica (`eventually`'s options). */
+const WITHIN = { timeoutMs: 3000 };
 
 describe("match suggestions pushed to subscribers", () => {
   it("pushes a new suggestion to one subscribed connection and marks it delivered", async () => {
@@ -71,7 +65,7 @@ describe("match suggestions pushed to subscribers", () => {
     );
     await queue(api, ["a1", "a2"]);
     await h.stats.loop.runOnce();
-    const pushed = await until(() => deliveries.find((d) => d.tenantId === tenant));
+    const pushed = await eventually(() => deliveries.find((d) => d.tenantId === tenant), WITHIN);
     const message = JSON.parse(pushed.message);
     expect(validateMatchSuggestionMessage(message)).toBe(true);
     expect(pushed.connectionId).toBe("replica-a.1");
@@ -91,10 +85,10 @@ describe("match suggestions pushed to subscribers", () => {
     );
     await queue(api, ["b1", "b2", "b3", "b4"]);
     await h.stats.loop.runOnce();
-    const first = await until(() => {
+    const first = await eventually(() => {
       const mine = deliveries.filter((d) => d.tenantId === tenant);
       return mine.length === 2 ? mine : undefined;
-    });
+    }, WITHIN);
     const [acked, unacked] = first.map((d) => JSON.parse(d.message).payload.match.id as string);
     await api.post(`/games/g/matches/${acked}/delivery`).expect(204);
     await api.post(`/games/g/matches/${acked}/delivery`).expect(204);
@@ -108,8 +102,9 @@ describe("match suggestions pushed to subscribers", () => {
       30_000,
     );
     await api.post("/internal/connections/replica-a.2/closed").expect(204);
-    const again = await until(() =>
-      deliveries.find((d) => d.tenantId === tenant && d.connectionId === "replica-a.3"),
+    const again = await eventually(
+      () => deliveries.find((d) => d.tenantId === tenant && d.connectionId === "replica-a.3"),
+      WITHIN,
     );
     expect(JSON.parse(again.message).payload.match.id).toBe(unacked);
     expect(deliveries.filter((d) => d.tenantId === tenant)).toHaveLength(3);
@@ -126,7 +121,7 @@ describe("match suggestions pushed to subscribers", () => {
     const registeredAt = Date.now();
     await queue(api, ["e1", "e2"]);
     await h.stats.loop.runOnce();
-    const first = await until(() => deliveries.find((d) => d.tenantId === tenant));
+    const first = await eventually(() => deliveries.find((d) => d.tenantId === tenant), WITHIN);
     expect(first.connectionId).toBe("replica-a.7");
     const matchId = JSON.parse(first.message).payload.match.id as string;
     // A live replica, listening for its pushes like replica-a.
@@ -142,8 +137,9 @@ describe("match suggestions pushed to subscribers", () => {
     await new Promise((r) => setTimeout(r, Math.max(0, registeredAt + REGISTRATION_MS + 50 - Date.now())));
     expect(await fanout.gone(tenant, ["replica-a.7", "replica-b.1"])).toEqual(["replica-a.7"]);
     await h.stats.loop.runOnce();
-    const again = await until(() =>
-      deliveries.find((d) => d.tenantId === tenant && d.connectionId === "replica-b.1"),
+    const again = await eventually(
+      () => deliveries.find((d) => d.tenantId === tenant && d.connectionId === "replica-b.1"),
+      WITHIN,
     );
     expect(JSON.parse(again.message).payload.match.id).toBe(matchId);
     // Acknowledged by the live connection: never offered a third time.
@@ -166,7 +162,7 @@ describe("match suggestions pushed to subscribers", () => {
       30_000,
     );
     await h.stats.loop.runOnce();
-    await until(() => deliveries.find((d) => d.tenantId === tenant));
+    await eventually(() => deliveries.find((d) => d.tenantId === tenant), WITHIN);
     expect((await api.post("/games/g/matches")).body).toEqual([]);
   });
 });
@@ -202,10 +198,10 @@ describe("a subscribed game's suggestions, batched", () => {
     await poller;
     fetched.push(...(await api.post("/games/g/matches").expect(200)).body.map((m: { id: string }) => m.id));
     const pushed = (
-      await until(() => {
+      await eventually(() => {
         const mine = deliveries.filter((d) => d.tenantId === tenant);
         return mine.length === 6 ? mine : undefined;
-      })
+      }, WITHIN)
     ).map((d) => JSON.parse(d.message).payload.match.id as string);
     expect(new Set(pushed).size).toBe(6);
     expect(fetched).toHaveLength(4);
