@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { freePort } from "@arena/service-kit/testing";
+import { eventually, freePort } from "@arena/service-kit/testing";
 import pg from "pg";
 import { RUNS_AS_ROOT, serviceScratchDir } from "./postgres-tools.js";
 
@@ -127,19 +127,22 @@ export async function startPgBouncer(opts: StartPgBouncerOptions): Promise<PgBou
   };
 }
 
+/** Until the admin console answers: at once if the child exits, with its output after 10 s. */
 async function untilAnswers(child: ChildProcess, port: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`pgbouncer exited with ${child.exitCode}:\n${output()}`);
-    try {
-      await adminQuery(port, "SHOW VERSION");
-      return;
-    } catch (err) {
-      if (Date.now() > deadline)
-        throw new Error(`pgbouncer did not answer: ${(err as Error).message}\n${output()}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
+  let refusal = "";
+  await eventually(
+    () => {
+      if (child.exitCode !== null) throw new Error(`pgbouncer exited with ${child.exitCode}:\n${output()}`);
+      return adminQuery(port, "SHOW VERSION").then(
+        () => true,
+        (err: Error) => {
+          refusal = err.message;
+          return false;
+        },
+      );
+    },
+    { timeoutMs: 10_000, everyMs: 25, what: () => `pgbouncer to answer (${refusal})\n${output()}` },
+  );
 }
 
 async function kill(child: ChildProcess): Promise<void> {

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { freePort } from "@arena/service-kit/testing";
+import { eventually, freePort } from "@arena/service-kit/testing";
 import pg from "pg";
 import { COMMITTED_WAL_POSITION_SQL } from "../wal-position.js";
 import { postgresBinDir, runAsService, serviceScratchDir } from "./postgres-tools.js";
@@ -140,12 +140,11 @@ function replayControls(primaryUrl: string, replicaUrl: string): Omit<ReplicaPai
     replicaUrl,
     async pauseReplay() {
       await queryOne(replicaUrl, "SELECT pg_wal_replay_pause()");
-      await waitFor(
+      await eventually(
         async () =>
           (await queryOne<{ state: string }>(replicaUrl, "SELECT pg_get_wal_replay_pause_state() AS state"))
             .state === "paused",
-        10_000,
-        "the standby's replay to pause",
+        { timeoutMs: 10_000, everyMs: 20, what: "the standby's replay to pause" },
       );
     },
     async resumeReplay() {
@@ -153,7 +152,7 @@ function replayControls(primaryUrl: string, replicaUrl: string): Omit<ReplicaPai
     },
     async caughtUp(timeoutMs = 10_000) {
       const { lsn } = await queryOne<{ lsn: string }>(primaryUrl, COMMITTED_WAL_POSITION_SQL);
-      await waitFor(
+      await eventually(
         async () =>
           (
             await queryOne<{ done: boolean }>(
@@ -162,17 +161,8 @@ function replayControls(primaryUrl: string, replicaUrl: string): Omit<ReplicaPai
               [lsn],
             )
           ).done,
-        timeoutMs,
-        `the standby to replay up to ${lsn}`,
+        { timeoutMs, everyMs: 20, what: `the standby to replay up to ${lsn}` },
       );
     },
   };
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
