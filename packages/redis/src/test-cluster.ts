@@ -4,9 +4,19 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { eventually } from "@arena/service-kit/testing";
 import { Redis as SingleRedis } from "ioredis";
 
 const run = promisify(execFile);
+
+/** The cluster's waits ask every 100 ms: each probe opens connections to its nodes. */
+const EVERY_MS = 100;
+
+/** `probe`, answering undefined (not yet) where it throws: a node starting or failing over refuses. */
+const quietly =
+  <T>(probe: () => Promise<T | undefined>) =>
+  () =>
+    probe().catch(() => undefined);
 
 /** A Redis Cluster of real `redis-server` processes on loopback ports, for tests. */
 export interface TestCluster {
@@ -105,16 +115,19 @@ function clusterControl(
     },
     async replicaOf(masterPort) {
       const id = await withNode(masterPort, (node) => node.cluster("MYID") as Promise<string>);
-      return until(20_000, `a replica in sync with ${masterPort}`, async () => {
-        for (const port of live()) {
-          const info = await withNode(port, (node) => node.info("replication"));
-          if (!info.includes(`master_port:${masterPort}`) || !info.includes("master_link_status:up"))
-            continue;
-          const myself = await withNode(port, (node) => node.cluster("NODES") as Promise<string>);
-          if (myself.split("\n").some((l) => l.includes("myself") && l.includes(id))) return port;
-        }
-        return undefined;
-      });
+      return eventually(
+        quietly(async () => {
+          for (const port of live()) {
+            const info = await withNode(port, (node) => node.info("replication"));
+            if (!info.includes(`master_port:${masterPort}`) || !info.includes("master_link_status:up"))
+              continue;
+            const myself = await withNode(port, (node) => node.cluster("NODES") as Promise<string>);
+            if (myself.split("\n").some((l) => l.includes("myself") && l.includes(id))) return port;
+          }
+          return undefined;
+        }),
+        { timeoutMs: 20_000, everyMs: EVERY_MS, what: `a replica in sync with ${masterPort}` },
+      );
     },
     async role(port) {
       const info = await withNode(port, (node) => node.info("replication")).catch(() => undefined);
@@ -127,26 +140,29 @@ function clusterControl(
     async failover(replicaPort) {
       // A manual failover gives up when the replica cannot catch up in time (a loaded machine):
       // asked again until the replica is master.
-      await until(30_000, `${replicaPort} to become a master`, async () => {
-        if ((await this.role(replicaPort)) === "master") return true;
-        await withNode(replicaPort, (node) => node.cluster("FAILOVER"));
-        const deadline = Date.now() + 5_000;
-        while (Date.now() < deadline) {
-          if ((await this.role(replicaPort)) === "master") return true;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        return undefined;
-      });
+      const isMaster = async () => (await this.role(replicaPort)) === "master";
+      await eventually(
+        quietly(async () => {
+          if (await isMaster()) return true;
+          await withNode(replicaPort, (node) => node.cluster("FAILOVER"));
+          // Given 5 s to take over; past that (an error here too) it is asked again.
+          return eventually(isMaster, { timeoutMs: 5_000, everyMs: EVERY_MS });
+        }),
+        { timeoutMs: 30_000, everyMs: EVERY_MS, what: `${replicaPort} to become a master` },
+      );
     },
     async waitUntilHealthy(timeoutMs = 30_000) {
-      await until(timeoutMs, "cluster_state:ok on every node", async () => {
-        for (const port of live()) {
-          const info = await withNode(port, (node) => node.cluster("INFO") as Promise<string>);
-          if (!info.includes("cluster_state:ok") || !info.includes("cluster_slots_ok:16384"))
-            return undefined;
-        }
-        return true;
-      });
+      await eventually(
+        quietly(async () => {
+          for (const port of live()) {
+            const info = await withNode(port, (node) => node.cluster("INFO") as Promise<string>);
+            if (!info.includes("cluster_state:ok") || !info.includes("cluster_slots_ok:16384"))
+              return undefined;
+          }
+          return true;
+        }),
+        { timeoutMs, everyMs: EVERY_MS, what: "cluster_state:ok on every node" },
+      );
     },
     async stop() {
       // The nodes are unref'd (see startNode), so waiting for their exit would not keep the event
@@ -212,19 +228,14 @@ async function withNode<T>(port: number, work: (node: SingleRedis) => Promise<T>
 }
 
 async function untilAnswers(port: number, timeoutMs: number): Promise<void> {
-  await until(timeoutMs, `redis-server on ${port}`, async () =>
-    (await withNode(port, (node) => node.ping()).catch(() => undefined)) === "PONG" ? true : undefined,
+  await eventually(
+    quietly(async () => (await withNode(port, (node) => node.ping())) === "PONG"),
+    {
+      timeoutMs,
+      everyMs: EVERY_MS,
+      what: `redis-server on ${port}`,
+    },
   );
-}
-
-async function until<T>(timeoutMs: number, what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe().catch(() => undefined);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Free loopback ports whose cluster bus port (+10000) is free too. */

@@ -1,3 +1,4 @@
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import {
   closeRedis,
@@ -31,12 +32,6 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-async function until(predicate: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await predicate()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  expect(await predicate()).toBe(true);
-}
-
 describe("push fan-out on a Redis Cluster", () => {
   it("delivers again after the masters of the replica channel and of the tenant's keys fail", async () => {
     const sub = { gameIds: ["ranked"], priority: 0, rateLimit: null };
@@ -47,7 +42,7 @@ describe("push fan-out on a Redis Cluster", () => {
     try {
       await receiver.register("ten_1", "r1", "r1.1", sub, 60_000);
       expect(await sender.offer("ten_1", "ranked", { n: 1 })).toBe("r1.1");
-      await until(() => deliveries.length === 1);
+      await eventually(() => deliveries.length === 1, { timeoutMs: 20_000, everyMs: 100 });
 
       // The master serving the replica channel fails over by CLUSTER FAILOVER (planned), the one
       // holding the tenant's keys is killed (a crash); one node may be both.
@@ -57,17 +52,23 @@ describe("push fan-out on a Redis Cluster", () => {
       if (tenantMaster !== channelMaster) {
         const promoted = await cluster.replicaOf(tenantMaster);
         cluster.kill(tenantMaster);
-        await until(async () => (await cluster.role(promoted)) === "master", 30_000);
+        await eventually(async () => (await cluster.role(promoted)) === "master", {
+          timeoutMs: 30_000,
+          everyMs: 100,
+        });
       }
       await cluster.waitUntilHealthy();
 
       // The registration survived on the replica (or the gateway's refresh writes it again) and the
       // subscriber follows the channel's new master.
-      await until(async () => {
-        await receiver.register("ten_1", "r1", "r1.1", sub, 60_000).catch(() => {});
-        const chosen = await sender.offer("ten_1", "ranked", { n: 2 }).catch(() => null);
-        return chosen === "r1.1" && deliveries.some((d) => JSON.parse(d.message).n === 2);
-      }, 30_000);
+      await eventually(
+        async () => {
+          await receiver.register("ten_1", "r1", "r1.1", sub, 60_000).catch(() => {});
+          const chosen = await sender.offer("ten_1", "ranked", { n: 2 }).catch(() => null);
+          return chosen === "r1.1" && deliveries.some((d) => JSON.parse(d.message).n === 2);
+        },
+        { timeoutMs: 30_000, everyMs: 100 },
+      );
     } finally {
       await stop();
     }

@@ -1,3 +1,4 @@
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import {
   createTestRedis,
@@ -15,11 +16,8 @@ const sub = (gameIds: string[], priority = 0, rateLimit: number | null = null): 
   rateLimit,
 });
 
-/** Resolves once `predicate` holds for what a listener received (pub/sub is asynchronous). */
-async function until(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(predicate()).toBe(true);
-}
+/** How long the tests wait for what a listener receives (pub/sub is asynchronous). */
+const WITHIN = { timeoutMs: 2000 };
 
 describe("PushFanout", () => {
   let redis: TestRedis;
@@ -73,7 +71,7 @@ describe("PushFanout", () => {
       payload: { gameId: "ranked", x: 0.1 + 0.2 },
     };
     expect(await fanout.offer("ten_1", "ranked", message)).toBe("r2.7");
-    await until(() => r2.deliveries.length === 1);
+    await eventually(() => r2.deliveries.length === 1, WITHIN);
     expect(r2.deliveries[0]).toEqual({
       tenantId: "ten_1",
       connectionId: "r2.7",
@@ -133,7 +131,7 @@ describe("PushFanout", () => {
     const batch = await fanout.offerMany("ten_1", "ranked", messages, ["r2.x"]);
     // Priority 5 shares round-robin until each is at its cap (3 and 2), then priority 0 takes over.
     expect(batch).toEqual(["r1.a", "r2.b", "r1.a", "r2.b", "r1.a", "r1.low", "r1.low", "r1.low"]);
-    await until(() => deliveries.length === 6);
+    await eventually(() => deliveries.length === 6, WITHIN);
     expect(deliveries.map((d) => JSON.parse(d.message).i)).toEqual([0, 2, 4, 5, 6, 7]);
 
     // The same offers one at a time, on fresh state, choose the same connections.
@@ -225,7 +223,7 @@ describe("PushFanout", () => {
     const r2 = await listenAs("r2");
     const message = { action: "playersRemoved", messageId: null, payload: { gameId: "ranked" } };
     await fanout.broadcast("ten_1", "ranked", message);
-    await until(() => r1.broadcasts.length === 1 && r2.broadcasts.length === 1);
+    await eventually(() => r1.broadcasts.length === 1 && r2.broadcasts.length === 1, WITHIN);
     expect(r1.broadcasts[0]).toEqual({
       tenantId: "ten_1",
       gameId: "ranked",
@@ -242,7 +240,7 @@ describe("PushFanout", () => {
     expect(await fanout.offer("ten_1", "ranked", {})).toBe("r1.1");
     const r1 = await listenAs("r1-check");
     await fanout.broadcast("ten_1", "ranked", {});
-    await until(() => r1.broadcasts.length === 1);
+    await eventually(() => r1.broadcasts.length === 1, WITHIN);
     expect(deliveries).toEqual([]);
   });
 
