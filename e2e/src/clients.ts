@@ -164,16 +164,8 @@ export class SocketClient {
   }
 }
 
-/** Polls until `read` answers something other than undefined. */
-export async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("the condition did not hold in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** How the suites poll the platform (`eventually`'s options): for up to 20 s, every 100 ms. */
+export const PLATFORM_POLL = { timeoutMs: 20_000, everyMs: 100 };
 
 /** A delivered match suggestion, as far as the tests read it. */
 export type Delivered = { id: string; teams: Array<{ players: Array<{ playerId: string }> }> };

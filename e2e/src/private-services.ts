@@ -5,18 +5,9 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { freePort } from "@arena/service-kit/testing";
+import { eventually, freePort } from "@arena/service-kit/testing";
 
 const run = promisify(execFile);
-
-async function waitFor(what: string, ready: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await ready()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what} did not come up within ${timeoutMs} ms`);
-}
 
 /** True when a Redis server answers PING on the port. */
 function redisPongs(port: number): Promise<boolean> {
@@ -58,7 +49,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
       { stdio: "ignore" },
     );
-    await waitFor("redis-server", () => redisPongs(port));
+    await eventually(() => redisPongs(port), {
+      timeoutMs: 20_000,
+      everyMs: 50,
+      what: "redis-server to come up",
+    });
   };
   const kill = async () => {
     const c = child;

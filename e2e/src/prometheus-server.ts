@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "@arena/service-kit/testing";
+import { eventually, freePort } from "@arena/service-kit/testing";
 
 /**
  * A real Prometheus server (Debian's `prometheus` package) on a free loopback port, with its own
@@ -86,15 +86,16 @@ export async function startPrometheus(options: {
 }
 
 async function untilReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output()}`);
-    try {
-      if ((await fetch(`${url}/-/ready`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`prometheus was not ready within 30 s:\n${output()}`);
+  await eventually(
+    () => {
+      if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output()}`);
+      return fetch(`${url}/-/ready`).then(
+        (res) => res.ok,
+        () => false,
+      );
+    },
+    { timeoutMs: 30_000, everyMs: 100, what: () => `prometheus to be ready:\n${output()}` },
+  );
 }
 
 async function stop(child: ChildProcess): Promise<void> {

@@ -1,7 +1,8 @@
+import { eventually } from "@arena/service-kit/testing";
 import {
-  eventually,
   type HttpAnswer,
   initiateAuth,
+  PLATFORM_POLL,
   RestClient,
   SocketClient,
   type TenantCredentials,
@@ -95,7 +96,7 @@ export async function referenceFlow(
   const fetched = await eventually(async () => {
     const res = await rest.call("POST", `${fetchedGame}/matches`);
     return res.status !== 200 || res.body.length > 0 ? res : undefined;
-  });
+  }, PLATFORM_POLL);
   record("fetch the match", fetched);
   const matchPath = `${fetchedGame}/matches/${fetched.body[0]?.id}`;
   record("confirm by REST", await rest.call("POST", `${matchPath}/statuses/confirmed`));

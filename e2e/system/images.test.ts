@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "@arena/service-kit/testing";
+import { eventually, freePort } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { copyBuildContext, parseDockerfile } from "../src/dockerfile.js";
@@ -127,15 +127,16 @@ async function devOnlyPackages(app: string): Promise<Set<string>> {
 }
 
 async function waitFor(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output()}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer 200 within 60 s:\n${output()}`);
+  await eventually(
+    () => {
+      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output()}`);
+      return fetch(url).then(
+        (res) => res.ok,
+        () => false,
+      );
+    },
+    { timeoutMs: 60_000, everyMs: 100, what: () => `${url} to answer 200:\n${output()}` },
+  );
 }
 
 interface AppCase {
@@ -264,12 +265,13 @@ describe.each(apps)("the $app image", ({ app, migrates, env }) => {
       expect(registered.status).toBe(202);
       const mailDir = image.env.MAIL_DIR!;
       expect(mailDir.startsWith(image.root)).toBe(true);
-      const deadline = Date.now() + 15_000;
-      let mails: string[] = [];
-      while (mails.length === 0 && Date.now() < deadline) {
-        mails = await readdir(mailDir).catch(() => []);
-        if (mails.length === 0) await new Promise((r) => setTimeout(r, 100));
-      }
+      const mails = await eventually(
+        async () => {
+          const found = await readdir(mailDir).catch(() => []);
+          return found.length > 0 ? found : undefined;
+        },
+        { timeoutMs: 15_000, everyMs: 100, what: () => `the key mail in ${mailDir}:\n${output}` },
+      );
       expect(mails.length ? mails.length : output).toBe(1);
     }
   }, 120_000);

@@ -1,8 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { freePort, keptAliveClients } from "@arena/service-kit/testing";
+import { eventually, freePort, keptAliveClients } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type pg from "pg";
-import { type Delivered, eventually, newTenant, type RestClient, result, teamsOf } from "../src/clients.js";
+import {
+  type Delivered,
+  newTenant,
+  PLATFORM_POLL,
+  type RestClient,
+  result,
+  teamsOf,
+} from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
 import {
   type PrivatePostgres,
@@ -126,7 +133,7 @@ async function fetchMatches(rest: RestClient, gameId: string, count: number): Pr
     const res = await rest.call("POST", `/games/${gameId}/matches`);
     if (res.status === 200) all.push(...res.body);
     return all.length >= count ? all : undefined;
-  });
+  }, PLATFORM_POLL);
 }
 
 const statsQuery = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
@@ -144,8 +151,7 @@ async function playersInTwoMatches(): Promise<number> {
 }
 
 const status = async (url: string) => (await fetch(url)).status;
-const ready = (url: string) =>
-  eventually(async () => ((await status(`${url}/readyz`)) === 200 ? true : undefined));
+const ready = (url: string) => eventually(async () => (await status(`${url}/readyz`)) === 200, PLATFORM_POLL);
 const allApps = () => [platform.license, platform.matchmaker, ...platform.statsReplicas, platform.gateway];
 
 describe("Redis restarted empty", () => {
@@ -182,7 +188,7 @@ describe("Redis restarted empty", () => {
     const boardAfter = await eventually(async () => {
       const res = await rest.call("POST", "/games/board/leaderboard", { count: 10 });
       return res.status === 200 && (await rebuilds()) > rebuildsBefore ? res.body : undefined;
-    });
+    }, PLATFORM_POLL);
     expect(boardAfter).toEqual(board.body);
     expect((await rest.call("GET", `/players/${winner}`)).body).toEqual(winnerStats.body);
     // The queue is PostgreSQL's too: the lone player still waits, the open match still stands.
@@ -251,7 +257,7 @@ describe("the license service stopped", () => {
 
     await platform.license.stop();
     const stoppedAt = Date.now();
-    await eventually(async () => ((await licenseStatus()) === "grace" ? true : undefined), 5000);
+    await eventually(async () => (await licenseStatus()) === "grace", { ...PLATFORM_POLL, timeoutMs: 5000 });
     // Within the grace period: direct calls and the hosted queue's loop are served.
     const direct = await directMatch();
     expect(direct.status).toBe(200);
@@ -263,10 +269,10 @@ describe("the license service stopped", () => {
     expect(Date.now() - stoppedAt).toBeLessThan(GRACE_SECONDS * 1000);
 
     // The grace period ends: the matchmaker says why (503), and is not ready.
-    await eventually(
-      async () => ((await licenseStatus()) === "expired" ? true : undefined),
-      GRACE_SECONDS * 1000 + 3000,
-    );
+    await eventually(async () => (await licenseStatus()) === "expired", {
+      ...PLATFORM_POLL,
+      timeoutMs: GRACE_SECONDS * 1000 + 3000,
+    });
     const refused = await directMatch();
     expect(refused.status).toBe(503);
     expect(((await refused.json()) as { code: string }).code).toBe("LICENSE_UNAVAILABLE");
@@ -392,13 +398,16 @@ describe("a stats replica killed", () => {
     await victim.stop("SIGKILL");
     const killedAt = Date.now();
 
-    const formed = await eventually(async () => {
-      const rows = await statsQuery<{ match_id: string }>(
-        "SELECT match_id FROM matches WHERE tenant_id = $1 AND game_id = 'lease' AND status <> 'failed'",
-        [tenantId],
-      );
-      return rows.length >= 2 ? { at: Date.now(), rows } : undefined;
-    }, 10_000);
+    const formed = await eventually(
+      async () => {
+        const rows = await statsQuery<{ match_id: string }>(
+          "SELECT match_id FROM matches WHERE tenant_id = $1 AND game_id = 'lease' AND status <> 'failed'",
+          [tenantId],
+        );
+        return rows.length >= 2 ? { at: Date.now(), rows } : undefined;
+      },
+      { ...PLATFORM_POLL, timeoutMs: 10_000 },
+    );
     expect(formed.rows).toHaveLength(2);
     // The survivor asked the matchmaker only once the victim's lease had run out...
     const takeover = survivor.calls.find((c) => c.at > heldAt && c.body.includes('"k0"'));

@@ -4,12 +4,13 @@ import {
   validateMatchSuggestionMessage,
   validateRestPlayerStats,
 } from "@arena/contracts";
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import {
   type Delivered,
-  eventually,
   newTenant,
+  PLATFORM_POLL,
   type RestClient,
   result,
   SocketClient,
@@ -38,7 +39,7 @@ async function fetchMatches(rest: RestClient, gameId: string, count: number): Pr
     expect(validateDeliveredMatchList(res.body)).toBe(true);
     all.push(...res.body);
     return all.length >= count ? all : undefined;
-  });
+  }, PLATFORM_POLL);
 }
 
 /** No player in two matches that are not failed: checked in stats' own database. */
@@ -155,7 +156,7 @@ describe("a game server's journey by REST", () => {
         `/games/duel/matches/${running.id}/backfill/${request.body.backfillingRequestId}`,
       );
       return res.body.state === "delivered" ? res.body : undefined;
-    });
+    }, PLATFORM_POLL);
     expect(filled.replacement.playerId).toBe("sub");
     const roster = teamsOf(running).map((t, i) =>
       i === 1 ? [...t.filter((p) => p !== dropped), filled.replacement.playerId] : t,
@@ -175,7 +176,7 @@ describe("a game server's journey by REST", () => {
     const second = await eventually(async () => {
       const res = await rest.call("POST", "/games/quick/matches");
       return res.body.length > 0 ? (res.body[0] as Delivered) : undefined;
-    });
+    }, PLATFORM_POLL);
     expect(second.id).not.toBe(first!.id);
     expect((await rest.call("GET", `/games/quick/matches/${first!.id}`)).body.status).toBe("failed");
   });

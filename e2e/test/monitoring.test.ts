@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, promtoolCheckMetrics } from "@arena/service-kit/testing";
+import { eventually, freePort, promtoolCheckMetrics } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { eventually, initiateAuth, newTenant, provisionTenant } from "../src/clients.js";
+import { initiateAuth, newTenant, PLATFORM_POLL, provisionTenant } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
 import { type PrometheusServer, startPrometheus } from "../src/prometheus-server.js";
 import { referenceFlow } from "../src/reference-flow.js";
@@ -109,7 +109,7 @@ describe("a real Prometheus scraping the platform", () => {
       const answer = await prometheus.query("up");
       const series = answer.data?.result ?? [];
       return series.length === APPS.length && series.every((s) => s.value[1] === "1") ? series : undefined;
-    });
+    }, PLATFORM_POLL);
     expect(up.map((s) => s.metric.job).sort()).toEqual([...APPS].sort());
     const targets = await prometheus.api<{ activeTargets: Array<{ health: string; lastError: string }> }>(
       "/api/v1/targets",
@@ -121,8 +121,8 @@ describe("a real Prometheus scraping the platform", () => {
     // Two scrapes at least, so that rate() has samples to work on.
     await eventually(async () => {
       const answer = await prometheus.query("count_over_time(up[1m])");
-      return answer.data?.result.every((s) => Number(s.value[1]) >= 3) ? true : undefined;
-    });
+      return answer.data?.result.every((s) => Number(s.value[1]) >= 3);
+    }, PLATFORM_POLL);
     expect(panelQueries.length).toBeGreaterThanOrEqual(15);
     const withSeries = new Set<string>();
     for (const { panel, expr } of panelQueries) {
@@ -158,7 +158,7 @@ describe("a real Prometheus scraping the platform", () => {
       const data = await prometheus.api<RuleGroups>("/api/v1/rules");
       const all = data.groups.flatMap((g) => g.rules);
       return all.length > 0 && all.every((r) => r.health !== "unknown") ? all : undefined;
-    });
+    }, PLATFORM_POLL);
     expect(rules.length).toBeGreaterThanOrEqual(10);
     for (const rule of rules) {
       expect([rule.name, rule.health, rule.lastError ?? ""]).toEqual([rule.name, "ok", ""]);

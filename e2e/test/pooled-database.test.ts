@@ -1,9 +1,10 @@
 import { databaseNameOf, withDatabaseName } from "@arena/database";
 import { type PgBouncer, type ReplicaPair, startPgBouncer, startReplicaPair } from "@arena/database/testing";
 import { closeRedis, createRedis, startTestCluster, type TestCluster } from "@arena/redis";
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
-import { eventually, provisionTenant } from "../src/clients.js";
+import { PLATFORM_POLL, provisionTenant } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
 import { referenceFlow } from "../src/reference-flow.js";
 
@@ -87,7 +88,7 @@ describe("the platform behind PgBouncer (transaction pooling), with a read repli
       expect(pool).toMatchObject({ pool_mode: "transaction" });
     }
     // Stats' reads reached the replica, and it reports the replica's lag.
-    await eventually(async () => ((await replicaTransactions(statsDatabase)) > before ? true : undefined));
+    await eventually(async () => (await replicaTransactions(statsDatabase)) > before, PLATFORM_POLL);
     const metrics = await (await fetch(`${platform.stats.url}/metrics`)).text();
     expect(metrics).toMatch(/^stats_database_replica_lag_seconds\{[^}]*\} \d/m);
 

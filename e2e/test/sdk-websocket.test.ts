@@ -5,8 +5,9 @@ import {
   RealtimeClient,
   type ReconnectEvent,
 } from "@arena/client";
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { eventually, provisionTenant, RestClient } from "../src/clients.js";
+import { PLATFORM_POLL, provisionTenant, RestClient } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
 
 /**
@@ -137,7 +138,10 @@ class GameServer {
 
   /** Every player of `ids` in exactly one suggestion, and no suggestion twice. */
   async everyPlayerOnce(ids: string[]): Promise<{ lost: number; duplicates: number }> {
-    await eventually(async () => (new Set(this.players).size >= ids.length ? true : undefined), 40_000);
+    await eventually(async () => new Set(this.players).size >= ids.length, {
+      ...PLATFORM_POLL,
+      timeoutMs: 40_000,
+    });
     const matchIds = this.received.map((s) => s.match.id);
     return {
       lost: ids.filter((id) => !this.players.includes(id)).length,
@@ -165,8 +169,8 @@ describe("the SDK's WebSocket client against the platform", () => {
     // Acknowledged (and confirmed): a REST fetch has nothing left to deliver.
     await eventually(async () => {
       const all = (await rest.call("GET", "/games/duel/players")).body as Array<{ state: string }>;
-      return all.every((p) => p.state === "matched") ? true : undefined;
-    });
+      return all.every((p) => p.state === "matched");
+    }, PLATFORM_POLL);
     expect((await rest.call("POST", "/games/duel/matches")).body).toEqual([]);
     await server.rt.close();
   });
@@ -198,7 +202,7 @@ describe("the SDK's WebSocket client against the platform", () => {
     })();
     await server.rt.subscribe({ gameIds: ["storm"] });
     const feeding = feed(rest, "storm", "k", 80, 60);
-    await eventually(async () => (server.received.length >= 8 ? true : undefined));
+    await eventually(async () => server.received.length >= 8, PLATFORM_POLL);
     await platform.gateway.stop("SIGKILL");
     await platform.gateway.restart();
     const ids = await feeding;

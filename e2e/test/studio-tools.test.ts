@@ -9,14 +9,15 @@ import {
   validateMatchSuggestionMessage,
   validateServerResponse,
 } from "@arena/contracts";
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import createClient from "openapi-fetch";
 import pg from "pg";
 import {
   type Delivered,
   type Envelope,
-  eventually,
   newTenant,
+  PLATFORM_POLL,
   RestClient,
   result,
   teamsOf,
@@ -161,7 +162,7 @@ async function playAMatch(rest: RestClient, gameId: string, players: string[]) {
   const [match] = await eventually(async () => {
     const res = await rest.call("POST", `/games/${gameId}/matches`);
     return res.body.length > 0 ? (res.body as Delivered[]) : undefined;
-  });
+  }, PLATFORM_POLL);
   const path = `/games/${gameId}/matches/${match!.id}/statuses`;
   expect((await rest.call("POST", `${path}/confirmed`)).status).toBe(204);
   expect((await rest.call("POST", `${path}/completed`, result(teamsOf(match!)))).status).toBe(200);
