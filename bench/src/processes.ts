@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { eventually } from "@arena/service-kit/testing";
 
 export interface Service {
   name: string;
@@ -28,16 +29,20 @@ export async function startService(
     stdio: ["ignore", "inherit", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} during start-up`);
-    try {
-      if ((await fetch(url + readyPath)).ok) return { name, url, child };
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`${name} did not start on port ${port}`);
+  await eventually(
+    () => {
+      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} during start-up`);
+      return fetch(url + readyPath).then(
+        (res) => res.ok,
+        () => false,
+      );
+    },
+    { timeoutMs: 30_000, everyMs: 100, what: `${name} to start on port ${port}` },
+  ).catch((err) => {
+    child.kill("SIGKILL");
+    throw err;
+  });
+  return { name, url, child };
 }
 
 export async function stopService(service: Service): Promise<void> {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { eventually } from "@arena/service-kit/testing";
 import { SMTPServer } from "smtp-server";
 
 export interface ReceivedMail {
@@ -43,14 +44,13 @@ export async function startMailCatcher(): Promise<MailCatcher> {
   return {
     url: `smtp://127.0.0.1:${port}?ignoreTLS=true`,
     messages,
-    async waitFor(to, count = 1, timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = messages.filter((m) => m.to.includes(to.toLowerCase()));
-        if (found.length >= count) return found;
-        if (Date.now() > deadline) throw new Error(`expected ${count} mail(s) to ${to}, got ${found.length}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    waitFor(to, count = 1, timeoutMs = 5_000) {
+      const found = () => messages.filter((m) => m.to.includes(to.toLowerCase()));
+      return eventually(() => (found().length >= count ? found() : undefined), {
+        timeoutMs,
+        everyMs: 20,
+        what: () => `${count} mail(s) to ${to} (got ${found().length})`,
+      });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

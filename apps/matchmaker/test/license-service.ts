@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase } from "@arena/database";
-import { freePort } from "@arena/service-kit/testing";
+import { eventually, freePort } from "@arena/service-kit/testing";
 
 const licenseApp = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "license");
 const ADMIN_TOKEN = "matchmaker-test-admin-token";
@@ -39,15 +39,17 @@ export async function startLicenseService() {
       },
       stdio: ["ignore", "ignore", "inherit"],
     });
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`license service exited with ${child.exitCode}`);
-      try {
-        if ((await fetch(`${url}/readyz`)).ok) return;
-      } catch {}
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error("license service did not become ready");
+    const started = child;
+    await eventually(
+      () => {
+        if (started.exitCode !== null) throw new Error(`license service exited with ${started.exitCode}`);
+        return fetch(`${url}/readyz`).then(
+          (res) => res.ok,
+          () => false,
+        );
+      },
+      { timeoutMs: 20_000, everyMs: 100, what: "the license service to become ready" },
+    );
   }
 
   async function stop(): Promise<void> {

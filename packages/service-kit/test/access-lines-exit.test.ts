@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "@jest/globals";
+import { eventually } from "../src/testing.js";
 
 /**
  * Access lines wait for the end of their turn of the event loop (`AccessLines`); a process that
@@ -41,12 +42,14 @@ describe("access lines when the process exits", () => {
       stdout += chunk.toString();
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    const deadline = Date.now() + 10_000;
-    while (!/PORT (\d+)/.test(stdout)) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no port: ${stdout}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const port = /PORT (\d+)/.exec(stdout)![1];
+    const port = await eventually(
+      () => {
+        const printed = /PORT (\d+)/.exec(stdout)?.[1];
+        if (printed === undefined && child.exitCode !== null) throw new Error(`no port: ${stdout}`);
+        return printed;
+      },
+      { timeoutMs: 10_000, everyMs: 20, what: () => `a port: ${stdout}` },
+    );
     await fetch(`http://127.0.0.1:${port}/last`, { headers: { "x-request-id": "the-last-one" } }).catch(
       () => undefined,
     );
