@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { eventually } from "@arena/service-kit/testing";
 import pg from "pg";
 import { BASE_PORTS } from "../../scripts/platform-wiring.mjs";
 
@@ -61,14 +62,16 @@ export function spawnStart(args: string[], devDir: string, env: Record<string, s
 }
 
 /** Resolves with the whole banner once its last line is out; rejects if the platform exits first. */
-export async function banner(run: StartRun, timeoutMs = 100_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (/^Ctrl-C stops everything.*\n/m.test(run.output())) return run.output();
-    if (run.child.exitCode !== null) throw new Error(`start exited ${run.child.exitCode}:\n${run.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no banner within ${timeoutMs} ms:\n${run.output()}`);
+export function banner(run: StartRun, timeoutMs = 100_000): Promise<string> {
+  return eventually(
+    () => {
+      if (/^Ctrl-C stops everything.*\n/m.test(run.output())) return run.output();
+      if (run.child.exitCode !== null)
+        throw new Error(`start exited ${run.child.exitCode}:\n${run.output()}`);
+      return undefined;
+    },
+    { timeoutMs, everyMs: 100, what: () => `the banner:\n${run.output()}` },
+  );
 }
 
 /** Ctrl-C, as a developer stops it; SIGKILL if it is not gone within 20 s. */

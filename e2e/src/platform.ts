@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
-import { freePort } from "@arena/service-kit/testing";
+import { eventually, freePort } from "@arena/service-kit/testing";
 import {
   type AppName,
   appEnvironment,
@@ -52,16 +52,19 @@ async function startApp(name: string, env: Record<string, string>, from = root):
       child.stdout?.on("data", keep);
       child.stderr?.on("data", keep);
       proc.child = child;
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
-        if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
-        try {
-          if ((await fetch(`${url}/readyz`)).ok) return;
-        } catch {}
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      child.kill("SIGKILL");
-      throw new Error(`${name} was not ready within 60 s:\n${output}`);
+      await eventually(
+        () => {
+          if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+          return fetch(`${url}/readyz`).then(
+            (res) => res.ok,
+            () => false,
+          );
+        },
+        { timeoutMs: 60_000, everyMs: 100, what: () => `${name} to be ready:\n${output}` },
+      ).catch((err) => {
+        child.kill("SIGKILL");
+        throw err;
+      });
     },
     async stop(signal = "SIGTERM") {
       const child = proc.child;

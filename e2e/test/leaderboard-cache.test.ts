@@ -1,4 +1,4 @@
-import { promtoolCheckMetrics } from "@arena/service-kit/testing";
+import { eventually, promtoolCheckMetrics } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { newTenant } from "../src/clients.js";
@@ -109,11 +109,8 @@ describe("the gateway's leaderboard cache with the real stats", () => {
       if (stale.season !== `S${season}`) {
         expect(stale.season).toBe(`S${season - 1}`);
         expect(stale.age).not.toBeNull();
-      }
-      let fresh = stale;
-      while (fresh.season !== `S${season}`) {
-        await new Promise((r) => setTimeout(r, 50));
-        fresh = await read(a, t);
+        const fresh = `S${season}`;
+        await eventually(async () => (await read(a, t)).season === fresh, { everyMs: 50 });
       }
       // The bound, and the polling step and a read's time besides.
       expect(performance.now() - written).toBeLessThan(CACHE_MS + 500);

@@ -10,6 +10,7 @@ import {
   NetworkError,
   type RetryEvent,
 } from "@arena/client";
+import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { provisionTenant, type TenantCredentials } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";
@@ -63,12 +64,13 @@ async function admin(method: string, path: string, body?: unknown): Promise<Reco
 /** Polls getMatches until `count` matches were delivered (the matchmaker runs every 100 ms). */
 async function deliveredMatches(client: ArenaClient, gameId: string, count: number) {
   const all: Awaited<ReturnType<ArenaClient["getMatches"]>> = [];
-  for (let i = 0; i < 200 && all.length < count; i++) {
-    all.push(...(await client.getMatches({ gameId })));
-    if (all.length < count) await new Promise((r) => setTimeout(r, 50));
-  }
-  expect(all.length).toBeGreaterThanOrEqual(count);
-  return all;
+  return eventually(
+    async () => {
+      all.push(...(await client.getMatches({ gameId })));
+      return all.length >= count ? all : undefined;
+    },
+    { timeoutMs: 10_000, everyMs: 50, what: `${count} delivered matches of ${gameId}` },
+  );
 }
 
 const duel = { numTeams: 2, numPlayersPerTeam: 1, servers: ["eu-1"], targetWaitingTime: 1 };
