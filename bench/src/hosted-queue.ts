@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { CompleteMatchRequest, DeliveredMatch } from "@arena/contracts";
 import { createTestDatabase, type TestDatabase } from "@arena/database";
 import { type PgBouncer, startPgBouncer } from "@arena/database/testing";
-import { startTestCluster } from "@arena/redis";
+import { startTestCluster } from "@arena/redis/testing";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { BENCH_PORTS, BENCH_SECRETS, startApp } from "./bench-platform.js";

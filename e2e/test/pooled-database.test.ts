@@ -1,6 +1,7 @@
 import { databaseNameOf, withDatabaseName } from "@arena/database";
 import { type PgBouncer, type ReplicaPair, startPgBouncer, startReplicaPair } from "@arena/database/testing";
-import { closeRedis, createRedis, startTestCluster, type TestCluster } from "@arena/redis";
+import { closeRedis, createRedis } from "@arena/redis";
+import { startTestCluster, type TestCluster } from "@arena/redis/testing";
 import { eventually } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import pg from "pg";

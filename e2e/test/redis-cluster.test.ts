@@ -1,5 +1,6 @@
 import { validateGetPlayerStatsResponseMessage, validateMatchSuggestionMessage } from "@arena/contracts";
-import { redisKeys, startTestCluster, type TestCluster } from "@arena/redis";
+import { redisKeys } from "@arena/redis";
+import { startTestCluster, type TestCluster } from "@arena/redis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { type Delivered, newTenant, result, SocketClient, teamsOf } from "../src/clients.js";
 import { type Platform, startPlatform } from "../src/platform.js";

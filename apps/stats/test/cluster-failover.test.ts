@@ -1,4 +1,4 @@
-import { startTestCluster, type TestCluster } from "@arena/redis";
+import { startTestCluster, type TestCluster } from "@arena/redis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { boardKeys } from "../src/leaderboards/leaderboard-scripts.js";
 import { encodeScore } from "../src/leaderboards/score-encoding.js";

@@ -22,5 +22,4 @@ export {
 } from "./redis-client.js";
 export { type RedisKeys, redisKeys } from "./redis-keys.js";
 export { RedisScript, type RedisScriptDefinition, redisScript, registeredScripts } from "./redis-script.js";
-export { startTestCluster, type TestCluster, type TestClusterOptions } from "./test-cluster.js";
 export { createTestRedis, type TestRedis } from "./test-redis.js";

@@ -7,9 +7,8 @@ import {
   PushFanout,
   type Redis,
   redisKeys,
-  startTestCluster,
-  type TestCluster,
 } from "../src/index.js";
+import { startTestCluster, type TestCluster } from "../src/testing.js";
 
 /**
  * The push fan-out on a real Redis Cluster whose masters fail: the sharded subscription of a

@@ -10,9 +10,8 @@ import {
   redisKeys,
   redisScript,
   registeredScripts,
-  startTestCluster,
-  type TestCluster,
 } from "../src/index.js";
+import { startTestCluster, type TestCluster } from "../src/testing.js";
 
 /**
  * Every Lua script of the platform, on a real Redis Cluster: the keys each is called with (built

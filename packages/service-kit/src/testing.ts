@@ -1,7 +1,6 @@
 /**
  * Helpers for tests that run services as real processes or servers, and the one poller for what
- * they do (`@arena/service-kit/testing`; not part of the kit's main entry, so no app loads them
- * through the kit: @arena/redis's main entry does, for the test cluster it carries).
+ * they do (`@arena/service-kit/testing`; not part of the kit's main entry, so no app loads them).
  */
 import { spawnSync } from "node:child_process";
 import { Agent, get as httpGet } from "node:http";
