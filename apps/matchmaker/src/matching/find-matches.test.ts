@@ -81,7 +81,7 @@ describe("findMatches", () => {
       }
       return Number.POSITIVE_INFINITY;
     };
-    const waits = [30, 50, 70, 100, 2000].map(firstMatchingWait);
+    const waits = [30, 60, 80, 110, 2000].map(firstMatchingWait);
     expect(waits[0]).toBe(0);
     for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1]!);
     expect(waits[waits.length - 1]).toBeLessThanOrEqual(20);

@@ -16,10 +16,10 @@ export { DEFAULT_TARGET_WAITING_TIME } from "@arena/contracts";
  * A gap between the team means costs IMBALANCE_WEIGHT times the same gap between two players: it
  * decides who is the favourite, which a spread between teammates does not.
  */
-export const IMBALANCE_WEIGHT = 4;
+export const IMBALANCE_WEIGHT = 8;
 
-/** The score a match of fresh tickets needs (spread + 4 · imbalance of about 0.42 tolerance). */
-export const FRESH_REQUIRED_SCORE = 0.85;
+/** The score a match of fresh tickets needs (spread + 8 · imbalance of at most half a tolerance). */
+export const FRESH_REQUIRED_SCORE = 0.8;
 
 /** Shape of the relaxation: required = FRESH_REQUIRED_SCORE * (1 - wait / target)^CURVE_EXPONENT. */
 export const CURVE_EXPONENT = 0.4;
