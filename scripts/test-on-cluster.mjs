@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { startTestCluster } = await import(join(root, "packages/redis/dist/index.js"));
+const { startTestCluster } = await import(join(root, "packages/redis/dist/testing.js"));
 
 /** Package → the test files (jest path patterns) that touch Redis in a way a cluster can break. */
 const SUITES = [
