@@ -102,6 +102,31 @@ describe("findMatches", () => {
     expect(teamIds(result)[0]!.flat()).toContain(old.ticketId);
   });
 
+  it("past the target wait, a 2v2 anchor far from the crowd takes a partner on its far side to balance the teams", () => {
+    // The anchor's nearest neighbours all sit below it: their best window (1800, 1850, 1900 with
+    // 2300) splits 1800 + 2300 against 1850 + 1900, an imbalance of 175. With 1450 from further away
+    // the split 1450 + 2300 against 1850 + 1900 is exact, at a spread of 850: a lower cost.
+    for (const withParty of [false, true]) {
+      const anchor = ticket(2300, 25);
+      const far = ticket(1450, 0);
+      const near = [ticket(1900, 0), ticket(1850, 0), ticket(1800, 0), ticket(1780, 0), ticket(1760, 0)];
+      // A party elsewhere (no server in common) sends the request through the general search.
+      const party = withParty
+        ? [ticket(500, 0, ["us"], { partyId: "p" }), ticket(510, 0, ["us"], { partyId: "p" })]
+        : [];
+      const mode = { ...DOUBLES, ratingTolerance: 300 };
+      const result = findMatches(mode, [anchor, ...near, far, ...party], BASIC);
+      expect(result.matchSuggestions).toHaveLength(1);
+      const teams = teamIds(result)[0]!.map((team) => [...team].sort());
+      const expected = [
+        [anchor.ticketId, far.ticketId].sort(),
+        [near[0]!.ticketId, near[1]!.ticketId].sort(),
+      ];
+      expect(teams.sort()).toEqual(expected.sort());
+      expect(result.matchSuggestions[0]!.matchScore).toBeCloseTo(1 / (1 + (850 / 300) ** 2), 6);
+    }
+  });
+
   it("balances the teams of a match by rating", () => {
     const tickets = [ticket(1000, 30), ticket(1100, 30), ticket(1900, 30), ticket(2000, 30)];
     const result = findMatches(DOUBLES, tickets, BASIC);

@@ -18,8 +18,8 @@ export { DEFAULT_TARGET_WAITING_TIME } from "@arena/contracts";
  */
 export const IMBALANCE_WEIGHT = 8;
 
-/** The score a match of fresh tickets needs (spread + 8 · imbalance of at most half a tolerance). */
-export const FRESH_REQUIRED_SCORE = 0.8;
+/** The score a match of fresh tickets needs (spread + 8 · imbalance of at most about half a tolerance). */
+export const FRESH_REQUIRED_SCORE = 0.79;
 
 /** Shape of the relaxation: required = FRESH_REQUIRED_SCORE * (1 - wait / target)^CURVE_EXPONENT. */
 export const CURVE_EXPONENT = 0.4;

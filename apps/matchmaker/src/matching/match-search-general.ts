@@ -22,6 +22,7 @@ import {
   scoreBound,
 } from "./match-quality.js";
 import { NearWindows, nearWindowsApply } from "./near-windows.js";
+import { PastTargetGroups, pastTargetGroupsApply } from "./past-target-groups.js";
 import type { QueueModel } from "./queue-model.js";
 import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import type { TeamBalancer } from "./team-balancing.js";
@@ -119,6 +120,13 @@ class GeneralSearch {
   /** Whether near-contiguous windows are tried; then each side keeps one player more per server. */
   private readonly nearWindows: boolean;
   private readonly near: NearWindows;
+  /** Whether an anchor past its target wait also tries any three free singles (2v2; past-target-groups.ts). */
+  private readonly pastTargetGroups: boolean;
+  private readonly past = new PastTargetGroups();
+  private pastAnchor = 0;
+  /** A free unit's server bits shared with `pastAnchor`, 0 unless it is a single ticket. */
+  private readonly pastCompatible = (p: number): number =>
+    this.pSize[p] === 1 ? this.maskOf(p, this.pastAnchor) & this.anchorMask : 0;
 
   // Without a global bit per server (more than 32 servers), bits index the anchor's own servers.
   private readonly localStamp: Int32Array;
@@ -200,6 +208,7 @@ class GeneralSearch {
 
     this.nearWindows = nearWindowsApply(teams, perTeam);
     this.near = new NearWindows(this.nearWindows ? matchSize : 0);
+    this.pastTargetGroups = pastTargetGroupsApply(teams, perTeam);
     const candidateCap = SERVER_BITS * (2 * matchSize + 3);
     this.candidateCap = candidateCap;
     this.candidateSpread = arrays.float64(candidateCap);
@@ -672,6 +681,26 @@ class GeneralSearch {
           this.bestWin[i] = win[i]!;
           this.bestTeam[i] = winTeam[i]!;
         }
+      }
+    }
+    if (this.pastTargetGroups && this.anchorRequired === 0 && this.pSize[a] === 1) {
+      this.pastAnchor = a;
+      const { prev, next } = this.links;
+      const cost = this.past.evaluate(
+        a,
+        prev,
+        next,
+        this.pMean,
+        this.pastCompatible,
+        this.scanCap,
+        tolerance,
+        bestCost,
+        this.bestWin,
+        this.bestTeam,
+      );
+      if (cost < bestCost) {
+        bestScore = this.past.score;
+        bestLength = this.matchSize;
       }
     }
     return { score: bestScore, length: bestLength };

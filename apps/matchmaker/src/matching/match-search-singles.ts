@@ -27,6 +27,7 @@ import {
   scoreBound,
 } from "./match-quality.js";
 import { NearWindows, nearWindowsApply } from "./near-windows.js";
+import { PastTargetGroups, pastTargetGroupsApply } from "./past-target-groups.js";
 import type { QueueModel } from "./queue-model.js";
 import { neighbourLimits, SERVER_BITS } from "./search-limits.js";
 import { EXACT_PARTITION_LIMIT, partitionCount, type TeamBalancer } from "./team-balancing.js";
@@ -70,6 +71,8 @@ export class SinglesScratch {
   bestWin = new Int32Array(0);
   bestTeam = new Int32Array(0);
   near = new NearWindows(0);
+  /** The groups of an anchor past its target wait (2v2; past-target-groups.ts). */
+  readonly past = new PastTargetGroups();
   readonly cntL = new Int32Array(BITS);
   readonly cntR = new Int32Array(BITS);
   readonly bitsTried = new Int32Array(BITS);
@@ -175,9 +178,12 @@ export function searchSingles(
   scratch.ensure(model.unitCount, orderLength, matchSize);
   const { pos, links, pMean, pOldest, pMask, listL, listR, prefixOldL, prefixOldR } = scratch;
   const { cSpread, cRequired, cBit, cLeft, cDone, cNear, eBit, eLeft, eSpread } = scratch;
-  const { win, winSize, winSum, winTeam, bestWin, bestTeam, cntL, cntR, bitsTried, near } = scratch;
+  const { win, winSize, winSum, winTeam, bestWin, bestTeam, cntL, cntR, bitsTried, near, past } = scratch;
   // With near-contiguous windows each server keeps one neighbour more per side (`span`).
   const nearWindows = nearWindowsApply(teams, perTeam);
+  const pastTargetGroups = pastTargetGroupsApply(teams, perTeam);
+  let anchorBits = 0;
+  const sharedBits = (p: number) => pMask[p]! & anchorBits;
   const span = nearWindows ? need + 1 : need;
   const { prev, next, used } = links;
 
@@ -425,6 +431,25 @@ export function searchSingles(
           bestWin[i] = win[i]!;
           bestTeam[i] = winTeam[i]!;
         }
+      }
+    }
+    if (pastTargetGroups && anchorRequired === 0) {
+      anchorBits = anchorMask;
+      const cost = past.evaluate(
+        a,
+        prev,
+        next,
+        pMean,
+        sharedBits,
+        scanCap,
+        tolerance,
+        bestCost,
+        bestWin,
+        bestTeam,
+      );
+      if (cost < bestCost) {
+        bestCost = cost;
+        bestScore = past.score;
       }
     }
     if (bestScore < 0) continue;
