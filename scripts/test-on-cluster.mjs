@@ -32,8 +32,9 @@ try {
     // --forceExit: once in a while (one CI run of two here) something of the gateway's suites on
     // the cluster, not yet found, keeps the process alive after every test has passed, and jest
     // would wait for it forever; the results are final by then. The timeout bounds the run
-    // whatever else hangs.
-    const result = spawnSync("pnpm", ["--filter", pkg, "test", "--", "--forceExit", ...patterns], {
+    // whatever else hangs. No "--" before the arguments: pnpm hands them to jest as they are, and
+    // after a "--" jest would read --forceExit as one more test path pattern (it did: a run hung).
+    const result = spawnSync("pnpm", ["--filter", pkg, "test", "--forceExit", ...patterns], {
       cwd: root,
       stdio: "inherit",
       env: { ...process.env, TEST_REDIS_CLUSTER_NODES: cluster.seeds },
