@@ -1,8 +1,12 @@
 import { cpus } from "node:os";
 import { join } from "node:path";
 import type { CompleteMatchRequest, DeliveredMatch } from "@arena/contracts";
-import { createTestDatabase, type TestDatabase } from "@arena/database";
-import { type PgBouncer, startPgBouncer } from "@arena/database/testing";
+import {
+  createTestDatabase,
+  type PgBouncer,
+  startPgBouncer,
+  type TestDatabase,
+} from "@arena/database/testing";
 import { startTestCluster } from "@arena/redis/testing";
 import { Redis } from "ioredis";
 import pg from "pg";

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { createTestDatabase, type TestDatabase } from "@arena/database/testing";
 import { eventually, freePort } from "@arena/service-kit/testing";
 import {
   type AppName,

@@ -1,7 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createTestDatabase, type TestDatabase } from "@arena/database";
-import { closeRedis, createRedis, createTestRedis, type TestRedis } from "@arena/redis";
+import { createTestDatabase, type TestDatabase } from "@arena/database/testing";
+import { closeRedis, createRedis } from "@arena/redis";
+import { createTestRedis, type TestRedis } from "@arena/redis/testing";
 import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, GATEWAY_REDACTED_KEYS, type GatewayApp } from "../src/app.js";

@@ -1,4 +1,5 @@
-import { createTestRedis, type Redis, type TestRedis } from "@arena/redis";
+import type { Redis } from "@arena/redis";
+import { createTestRedis, type TestRedis } from "@arena/redis/testing";
 import { type AppError, ManualClock, systemClock } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { NextFunction, Request, Response } from "express";

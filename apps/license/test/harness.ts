@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { createTestDatabase, type TestDatabase } from "@arena/database/testing";
 import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/service-kit";
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose";
 import supertest from "supertest";

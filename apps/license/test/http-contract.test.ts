@@ -1,4 +1,4 @@
-import { createTestDatabase } from "@arena/database";
+import { createTestDatabase } from "@arena/database/testing";
 import { createLogger } from "@arena/service-kit";
 import { untilReady } from "@arena/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";

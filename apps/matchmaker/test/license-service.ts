@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase } from "@arena/database";
+import { createTestDatabase } from "@arena/database/testing";
 import { eventually, freePort } from "@arena/service-kit/testing";
 
 const licenseApp = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "license");

@@ -1,5 +1,5 @@
 import type { CompleteMatchRequest } from "@arena/contracts";
-import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { createTestDatabase, type TestDatabase } from "@arena/database/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { createPool, prepare, type SqlClient, type SqlPool } from "../src/db.js";

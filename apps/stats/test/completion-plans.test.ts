@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { createTestDatabase, type TestDatabase } from "@arena/database/testing";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createPool, prepare, type SqlClient, type SqlPool } from "../src/db.js";
 import {

@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
-import { closeRedis, createRedis, createTestRedis, type TestRedis } from "@arena/redis";
+import { closeRedis, createRedis } from "@arena/redis";
+import { createTestRedis, type TestRedis } from "@arena/redis/testing";
 import { createLogger, ManualClock } from "@arena/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import supertest from "supertest";

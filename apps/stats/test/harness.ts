@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createTestDatabase, type TestDatabase } from "@arena/database";
+import { createTestDatabase, type TestDatabase } from "@arena/database/testing";
 import { type LicenseClient, type LicenseState, requireEdition } from "@arena/license-client";
 import { createApp as createMatchmakerApp } from "@arena/matchmaker/app";
-import { closeRedis, createRedis, createTestRedis, type Redis, type TestRedis } from "@arena/redis";
+import { closeRedis, createRedis, type Redis } from "@arena/redis";
+import { createTestRedis, type TestRedis } from "@arena/redis/testing";
 import { createLogger, LogCapture, ManualClock as TestClock } from "@arena/service-kit";
 import supertest from "supertest";
 import { createApp, type StatsApp } from "../src/app.js";

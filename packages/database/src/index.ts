@@ -13,5 +13,4 @@ export {
   type RawQueryClient,
   shippedMigrations as shippedMigrationsIn,
 } from "./schema-version.js";
-export { type CreateTestDatabaseOptions, createTestDatabase, type TestDatabase } from "./test-database.js";
 export { COMMITTED_WAL_POSITION_SQL, walRecordEndSql } from "./wal-position.js";

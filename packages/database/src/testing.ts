@@ -1,7 +1,10 @@
 /**
- * Real PostgreSQL topologies for tests (`@arena/database/testing`; not part of the main entry, so no
- * app loads them): a streaming replica pair and PgBouncer, each started in seconds and stopped after.
+ * Test helpers (`@arena/database/testing`; not part of the main entry, so no app loads them): a
+ * throwaway database per suite, and real PostgreSQL topologies (a streaming replica pair and
+ * PgBouncer, each started in seconds and stopped after).
  */
+
+export { type CreateTestDatabaseOptions, createTestDatabase, type TestDatabase } from "./test-database.js";
 export {
   type PgBouncer,
   type PgBouncerPool,

@@ -4,7 +4,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { createTestDatabase, runPrismaGenerate, type TestDatabase } from "../src/index.js";
+import { runPrismaGenerate } from "../src/index.js";
+import { createTestDatabase, type TestDatabase } from "../src/testing.js";
 import { createPrismaClient, findPlayerByHandle, registerPlayer } from "./fixtures/app/src/player-store.js";
 import { FIXTURE_APP, FIXTURE_MIGRATIONS, FIXTURE_SCHEMA } from "./support.js";
 

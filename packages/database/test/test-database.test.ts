@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import pg from "pg";
-import { createTestDatabase } from "../src/index.js";
+import { createTestDatabase } from "../src/testing.js";
 import {
   copyFixturePrisma,
   databaseExists,

@@ -22,4 +22,3 @@ export {
 } from "./redis-client.js";
 export { type RedisKeys, redisKeys } from "./redis-keys.js";
 export { RedisScript, type RedisScriptDefinition, redisScript, registeredScripts } from "./redis-script.js";
-export { createTestRedis, type TestRedis } from "./test-redis.js";

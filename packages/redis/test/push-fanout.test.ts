@@ -1,13 +1,12 @@
 import { eventually } from "@arena/service-kit/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import {
-  createTestRedis,
   type FanoutBroadcast,
   type FanoutDelivery,
   PushFanout,
   type PushSubscription,
-  type TestRedis,
 } from "../src/index.js";
+import { createTestRedis, type TestRedis } from "../src/testing.js";
 
 const TTL = 30_000;
 const sub = (gameIds: string[], priority = 0, rateLimit: number | null = null): PushSubscription => ({

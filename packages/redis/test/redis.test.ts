@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import {
-  closeRedis,
-  createRedis,
-  createTestRedis,
-  redisKeys,
-  redisReadiness,
-  type TestRedis,
-} from "../src/index.js";
+import { closeRedis, createRedis, redisKeys, redisReadiness } from "../src/index.js";
+import { createTestRedis, type TestRedis } from "../src/testing.js";
 
 describe("redisKeys", () => {
   const keys = redisKeys("arena:");
