@@ -447,10 +447,7 @@ export function searchSingles(
         bestWin,
         bestTeam,
       );
-      if (cost < bestCost) {
-        bestCost = cost;
-        bestScore = past.score;
-      }
+      if (cost < bestCost) bestScore = past.score;
     }
     if (bestScore < 0) continue;
 
