@@ -16,8 +16,12 @@
  *   the reference is the best schedule found for the objective the matchmaker itself pursues; each
  *   match's teams split as evenly as its units allow.
  *
+ * - the temperatures are relative to the mean cost of our matches; if the annealing ends above our
+ *   own cost, the reference is our schedule.
+ *
  * It finds a good schedule, not the best one, so ours / reference overstates how close we are to the
- * true optimum; it is the same search for every strategy and scenario, so the ratios compare.
+ * true optimum; it is the same search for every strategy and scenario, so the ratios compare. It is
+ * still not converged: more moves keep finding better schedules (ALGORITHM.md §8 has the figures).
  */
 
 import { IMBALANCE_WEIGHT } from "@arena/matchmaker/matching";
@@ -245,6 +249,18 @@ export interface ReferenceOptions {
   seed?: number;
 }
 
+/**
+ * The annealing temperature falls geometrically from `HOT` to `COLD` times the mean cost of one of
+ * our matches, so the schedule follows the scale of the scenario's matches (wide at T = 10, tight at
+ * 20 arrivals a second). Chosen on the target scenarios' first streams among hot 0.15–0.4 and fixed
+ * temperatures (ALGORITHM.md §8).
+ */
+const HOT = 0.3;
+const COLD = 0.01;
+/** Proposals per unit unless the caller says otherwise, and a cap on the proposals of one stream. */
+const MOVES_PER_UNIT = 10_000;
+const MAX_MOVES = 60_000_000;
+
 /** The offline reference schedule for `stream`, held to the waits of the `online` matches. */
 export function offlineReference(
   stream: Stream,
@@ -255,24 +271,31 @@ export function offlineReference(
   const units = unitsOf(stream);
   const budget = budgetOf(stream, online);
   const start = online.map((m) => [...new Set(m.teams.flat().map((t) => stream.ticketUnit[t]!))]);
-  const annealer = new Annealer(units, start, perTeam, budget);
-  const partners = partnerLists(units, budget.maxWait);
-  const rand = mulberry32(options.seed ?? 7);
-  const moves = Math.min(3_000_000, (options.movesPerUnit ?? 1000) * units.length);
-  const step = () => {
-    const u = Math.floor(rand() * units.length);
-    const list = partners[u]!;
-    if (annealer.unitMatch[u]! >= 0 && list.length > 0)
-      annealer.trySwap(u, list[Math.floor(rand() * list.length)]!, temperature, rand);
-  };
-  const [hot, cold] = [60, 0.5];
-  let temperature = hot;
-  for (let i = 0; i < moves; i++) {
-    temperature = hot * (cold / hot) ** (i / moves);
-    step();
+  const annealer = new Annealer(
+    units,
+    start.map((m) => [...m]),
+    perTeam,
+    budget,
+  );
+  const startCost = annealer.totalCost;
+  const meanCost = startCost / Math.max(1, start.length);
+  if (meanCost > 0) {
+    const partners = partnerLists(units, budget.maxWait);
+    const moves = Math.min(MAX_MOVES, (options.movesPerUnit ?? MOVES_PER_UNIT) * units.length);
+    const [hot, cold] = [HOT * meanCost, COLD * meanCost];
+    const rand = mulberry32(options.seed ?? 7);
+    for (let i = 0; i < moves; i++) {
+      const temperature = hot * (cold / hot) ** (i / moves);
+      const u = Math.floor(rand() * units.length);
+      const list = partners[u]!;
+      if (annealer.unitMatch[u]! >= 0 && list.length > 0)
+        annealer.trySwap(u, list[Math.floor(rand() * list.length)]!, temperature, rand);
+    }
   }
+  // Never worse than where it started: if the annealing ends above our cost, the reference is ours.
+  const matches = annealer.totalCost <= startCost ? annealer.matchUnits : start;
   const ratings = stream.tickets.map((t) => t.rating);
-  return annealer.matchUnits.map((members) => toFormedMatch(stream, ratings, units, members, perTeam));
+  return matches.map((members) => toFormedMatch(stream, ratings, units, members, perTeam));
 }
 
 /** A reference match as teams of tickets (its best split), formed at its last arrival. */
