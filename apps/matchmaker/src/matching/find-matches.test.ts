@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { findMatches, type MatchOptions } from "./find-matches.js";
-import { IMBALANCE_WEIGHT } from "./match-quality.js";
+import { IMBALANCE_WEIGHT, spreadWeight } from "./match-quality.js";
 import type { MatchGameMode, MatchTicket } from "./types.js";
 
 const NOW = 1_700_000_000;
@@ -8,6 +8,15 @@ const BASIC: MatchOptions = { now: NOW, idSeed: "test" };
 const ADVANCED: MatchOptions = { now: NOW, idSeed: "test" };
 const DUEL: MatchGameMode = { numTeams: 2, numPlayersPerTeam: 1 };
 const DOUBLES: MatchGameMode = { numTeams: 2, numPlayersPerTeam: 2 };
+/** The search settings of DOUBLES (what `spreadWeight` reads: the shape and the tolerance). */
+const SETTINGS_2V2 = {
+  teams: 2,
+  perTeam: 2,
+  now: 0,
+  targetWaitingTime: 20,
+  maxWaitingTime: Infinity,
+  tolerance: 1,
+};
 
 let nextId = 0;
 function ticket(
@@ -102,6 +111,41 @@ describe("findMatches", () => {
     expect(teamIds(result)[0]!.flat()).toContain(old.ticketId);
   });
 
+  it("before the target wait, a 2v2 anchor far from its group's median weighs its spread less and takes a wide, exactly balanced match", () => {
+    // The group's units sorted: 1200 1400 1500 1600 | 1800 1900 1900 2300, median 1700. The anchor
+    // (2300, 12 s) sits two tolerances above it: its spread weighs 1 / (1 + 2 · 1.4). 2300 + 1500
+    // against 1900 + 1900 is exact at a spread of 800; unweighted it would score 0.12, far below the
+    // requirement at 12 s of 20. The players on "us" are a wide spread around the median and fresh,
+    // so they stay.
+    for (const withParty of [false, true]) {
+      const anchor = ticket(2300, 12);
+      const partners = [ticket(1500, 0), ticket(1900, 0), ticket(1900, 0)];
+      const centre = [1200, 1400, 1600, 1800].map((r) => ticket(r, 0, ["us"]));
+      // A party in a constraint group of its own sends the request through the general search
+      // without moving this group's median.
+      const party = withParty
+        ? [0, 1].map(() => ticket(500, 0, ["eu"], { partyId: "p", exactEqualityConstraints: { league: 2 } }))
+        : [];
+      const mode = { ...DOUBLES, ratingTolerance: 300 };
+      const result = findMatches(mode, [anchor, ...partners, ...centre, ...party], BASIC);
+      expect(result.matchSuggestions).toHaveLength(1);
+      const teams = teamIds(result)[0]!.map((team) => [...team].sort());
+      const expected = [
+        [anchor.ticketId, partners[0]!.ticketId].sort(),
+        [partners[1]!.ticketId, partners[2]!.ticketId].sort(),
+      ];
+      expect(teams.sort()).toEqual(expected.sort());
+      const w = spreadWeight(2300, 1700, { ...SETTINGS_2V2, tolerance: 300 });
+      expect(w).toBeCloseTo(1 / (1 + 2 * 1.4), 12);
+      expect(result.matchSuggestions[0]!.matchScore).toBeCloseTo(1 / (1 + ((w * 800) / 300) ** 2), 6);
+      // Fresher, the same anchor still waits: the weight lowers the cost, not the requirement.
+      const early = { ...anchor, joinTimestamp: NOW - 3 };
+      expect(
+        findMatches(mode, [early, ...partners, ...centre, ...party], BASIC).matchSuggestions,
+      ).toHaveLength(0);
+    }
+  });
+
   it("past the target wait, a 2v2 anchor far from the crowd takes a partner on its far side to balance the teams", () => {
     // The anchor's nearest neighbours all sit below it: their best window (1800, 1850, 1900 with
     // 2300) splits 1800 + 2300 against 1850 + 1900, an imbalance of 175. With 1450 from further away
@@ -123,7 +167,11 @@ describe("findMatches", () => {
         [near[0]!.ticketId, near[1]!.ticketId].sort(),
       ];
       expect(teams.sort()).toEqual(expected.sort());
-      expect(result.matchSuggestions[0]!.matchScore).toBeCloseTo(1 / (1 + (850 / 300) ** 2), 6);
+      // The anchor lies far above its group's median unit (1800; 1790 with the party's 505 too), so
+      // its spread weighs less (spreadWeight): the score is of w · 850 with exact teams.
+      const w = spreadWeight(2300, withParty ? 1790 : 1800, { ...SETTINGS_2V2, tolerance: 300 });
+      expect(w).toBeLessThan(1);
+      expect(result.matchSuggestions[0]!.matchScore).toBeCloseTo(1 / (1 + ((w * 850) / 300) ** 2), 6);
     }
   });
 

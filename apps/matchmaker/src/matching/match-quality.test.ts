@@ -8,18 +8,21 @@ import {
   matchScore,
   maxSpreadFor,
   requiredScore,
+  spreadWeight,
+  TAIL_SPREAD_SLOPE,
+  TAIL_START,
 } from "./match-quality.js";
 
 describe("matchScore", () => {
   it("is 1 for identical ratings and stays within [0, 1]", () => {
-    expect(matchScore(0, 0, 300)).toBe(1);
+    expect(matchScore(0, 0, 300, 1)).toBe(1);
     fc.assert(
       fc.property(
         fc.double({ min: 0, noNaN: true }),
         fc.double({ min: 0, noNaN: true }),
         fc.double({ min: 1e-9, max: 1e9 }),
         (spread, imbalance, tolerance) => {
-          const score = matchScore(spread, imbalance, tolerance);
+          const score = matchScore(spread, imbalance, tolerance, 1);
           expect(score).toBeGreaterThanOrEqual(0);
           expect(score).toBeLessThanOrEqual(1);
         },
@@ -28,22 +31,81 @@ describe("matchScore", () => {
   });
 
   it("falls as the spread or the team imbalance grows", () => {
-    expect(matchScore(100, 0, 300)).toBeGreaterThan(matchScore(200, 0, 300));
-    expect(matchScore(100, 10, 300)).toBeGreaterThan(matchScore(100, 50, 300));
-    expect(matchScore(300, 0, 300)).toBeCloseTo(0.5);
+    expect(matchScore(100, 0, 300, 1)).toBeGreaterThan(matchScore(200, 0, 300, 1));
+    expect(matchScore(100, 10, 300, 1)).toBeGreaterThan(matchScore(100, 50, 300, 1));
+    expect(matchScore(300, 0, 300, 1)).toBeCloseTo(0.5);
   });
 
   it("is the documented formula, and orders candidates exactly as the search's choice does", () => {
-    expect(matchScore(100, 10, 300)).toBeCloseTo(1 / (1 + ((100 + IMBALANCE_WEIGHT * 10) / 300) ** 2), 12);
+    expect(matchScore(100, 10, 300, 1)).toBeCloseTo(1 / (1 + ((100 + IMBALANCE_WEIGHT * 10) / 300) ** 2), 12);
     // A spread of one tolerance made up of imbalance alone scores 0.5, like a plain spread would.
-    expect(matchScore(0, 300 / IMBALANCE_WEIGHT, 300)).toBeCloseTo(0.5, 12);
+    expect(matchScore(0, 300 / IMBALANCE_WEIGHT, 300, 1)).toBeCloseTo(0.5, 12);
     const candidate = fc.tuple(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 500 }));
     fc.assert(
       fc.property(candidate, candidate, ([s1, i1], [s2, i2]) => {
-        const byScore = Math.sign(matchScore(s1, i1, 300) - matchScore(s2, i2, 300));
-        const byCost = Math.sign(choiceCost(s2, i2) - choiceCost(s1, i1));
+        const byScore = Math.sign(matchScore(s1, i1, 300, 1) - matchScore(s2, i2, 300, 1));
+        const byCost = Math.sign(choiceCost(s2, i2, 1) - choiceCost(s1, i1, 1));
         expect(byScore).toBe(byCost);
       }),
+    );
+  });
+});
+
+describe("spreadWeight", () => {
+  const doubles = {
+    teams: 2,
+    perTeam: 2,
+    now: 0,
+    targetWaitingTime: 20,
+    maxWaitingTime: Infinity,
+    tolerance: 300,
+  };
+  it("is 1 within TAIL_START tolerances of the median and falls beyond it, alike on both sides", () => {
+    expect(spreadWeight(1500, 1500, doubles)).toBe(1);
+    expect(spreadWeight(1500 + 300 * TAIL_START, 1500, doubles)).toBe(1);
+    expect(spreadWeight(1500 - 300 * TAIL_START, 1500, doubles)).toBe(1);
+    expect(spreadWeight(1500 + 300 * (TAIL_START + 1), 1500, doubles)).toBeCloseTo(
+      1 / (1 + TAIL_SPREAD_SLOPE),
+      12,
+    );
+    expect(spreadWeight(2400, 1500, doubles)).toBeCloseTo(spreadWeight(600, 1500, doubles), 12);
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1e4, noNaN: true }),
+        fc.double({ min: 0, max: 1e4, noNaN: true }),
+        (d1, d2) => {
+          const [near, far] = d1 <= d2 ? [d1, d2] : [d2, d1];
+          const w1 = spreadWeight(1500 + near, 1500, doubles);
+          const w2 = spreadWeight(1500 + far, 1500, doubles);
+          expect(w2).toBeLessThanOrEqual(w1);
+          expect(w2).toBeGreaterThan(0);
+          expect(w1).toBeLessThanOrEqual(1);
+        },
+      ),
+    );
+  });
+
+  it("is 1 where no teams are balanced: one player a team, or one team", () => {
+    expect(spreadWeight(3000, 1500, { ...doubles, perTeam: 1 })).toBe(1);
+    expect(spreadWeight(3000, 1500, { ...doubles, teams: 1, perTeam: 4 })).toBe(1);
+    expect(spreadWeight(3000, 1500, doubles)).toBeLessThan(1);
+  });
+
+  it("keeps one function: for any weight the score orders candidates as the cost does, and the largest acceptable spread meets the requirement", () => {
+    const candidate = fc.tuple(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 500 }));
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        candidate,
+        candidate,
+        (w, [s1, i1], [s2, i2]) => {
+          const byScore = Math.sign(matchScore(s1, i1, 300, w) - matchScore(s2, i2, 300, w));
+          const byCost = Math.sign(choiceCost(s2, i2, w) - choiceCost(s1, i1, w));
+          expect(byScore).toBe(byCost);
+          const required = requiredScore(5, 20, false);
+          expect(matchScore(maxSpreadFor(required, 300, w), 0, 300, w)).toBeCloseTo(required, 9);
+        },
+      ),
     );
   });
 });
@@ -60,9 +122,9 @@ describe("requiredScore", () => {
 
   it("translates into a largest acceptable spread", () => {
     const required = requiredScore(5, 20, false);
-    const spread = maxSpreadFor(required, 300);
-    expect(matchScore(spread, 0, 300)).toBeCloseTo(required, 9);
-    expect(maxSpreadFor(0, 300)).toBe(Number.POSITIVE_INFINITY);
+    const spread = maxSpreadFor(required, 300, 1);
+    expect(matchScore(spread, 0, 300, 1)).toBeCloseTo(required, 9);
+    expect(maxSpreadFor(0, 300, 1)).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

@@ -8,6 +8,7 @@
  */
 
 import { ArrayArena } from "./array-arena.js";
+import type { SearchSettings } from "./types.js";
 
 /** The wire contract's default, re-exported so the algorithm and the schema never disagree. */
 export { DEFAULT_TARGET_WAITING_TIME } from "@arena/contracts";
@@ -18,8 +19,31 @@ export { DEFAULT_TARGET_WAITING_TIME } from "@arena/contracts";
  */
 export const IMBALANCE_WEIGHT = 8;
 
-/** The score a match of fresh tickets needs (spread + 8 · imbalance of at most about half a tolerance). */
-export const FRESH_REQUIRED_SCORE = 0.79;
+/** The score a match of fresh tickets needs (spread + 8 · imbalance of at most about 0.37 tolerance). */
+export const FRESH_REQUIRED_SCORE = 0.88;
+
+/**
+ * Where the spread starts to count less: an anchor more than TAIL_START tolerances from the median
+ * rating of the request weighs its matches' spread by 1 / (1 + TAIL_SPREAD_SLOPE · (distance −
+ * TAIL_START)) (`spreadWeight`). Its nearest partners are far by nature, so what its players can
+ * still be given is balanced teams, and a wide even match before the target wait beats a lopsided one
+ * at it (ALGORITHM.md §1).
+ */
+export const TAIL_START = 0.6;
+export const TAIL_SPREAD_SLOPE = 2;
+
+/**
+ * Up to this many players in two or more teams of two or more, a match's best split is coarse: whom
+ * it holds decides how even its teams can be. These shapes get the near-contiguous windows
+ * (`near-windows.ts`) and the tail's spread weight; in larger matches the best split of any window
+ * is already within a rating point or two.
+ */
+export const COARSE_SPLIT_MAX_PLAYERS = 6;
+
+/** Whether the match shape's split is coarse (see COARSE_SPLIT_MAX_PLAYERS); the shape only. */
+export function coarseSplit(teams: number, perTeam: number): boolean {
+  return teams >= 2 && perTeam >= 2 && teams * perTeam <= COARSE_SPLIT_MAX_PLAYERS;
+}
 
 /** Shape of the relaxation: required = FRESH_REQUIRED_SCORE * (1 - wait / target)^CURVE_EXPONENT. */
 export const CURVE_EXPONENT = 0.4;
@@ -27,29 +51,43 @@ export const CURVE_EXPONENT = 0.4;
 /** Robust spread floor relative to the ratings' magnitude, so near-identical ratings never look far apart. */
 const RELATIVE_TOLERANCE_FLOOR = 0.02;
 
-export function matchScore(spread: number, imbalance: number, tolerance: number): number {
-  const x = choiceCost(spread, imbalance) / tolerance;
+/**
+ * The weight of the spread in the cost of a match whose anchor is rated `rating`, `median` being the
+ * median of its constraint group (`QueueModel.groupMedian`): 1 within TAIL_START tolerances of it,
+ * falling as the anchor lies further out. Only where teams are balanced (two or more teams of two or
+ * more, at most COARSE_SPLIT_MAX_PLAYERS in all): elsewhere there is no balance to trade the spread
+ * for, or the split is already even, and the weight is 1.
+ */
+export function spreadWeight(rating: number, median: number, settings: SearchSettings): number {
+  if (!coarseSplit(settings.teams, settings.perTeam)) return 1;
+  const beyond = Math.abs(rating - median) / settings.tolerance - TAIL_START;
+  return beyond > 0 ? 1 / (1 + TAIL_SPREAD_SLOPE * beyond) : 1;
+}
+
+export function matchScore(spread: number, imbalance: number, tolerance: number, weight: number): number {
+  const x = choiceCost(spread, imbalance, weight) / tolerance;
   const score = 1 / (1 + x * x);
   return score >= 0 && score <= 1 ? score : 0;
 }
 
 /**
- * What the search minimises among the acceptable candidates of an anchor: `spread + IMBALANCE_WEIGHT ·
- * imbalance`, the quantity `matchScore` is a decreasing function of, so the lowest cost is the highest
- * score (compared exactly, without the score's rounding).
+ * What the search minimises among the acceptable candidates of an anchor: `weight · spread +
+ * IMBALANCE_WEIGHT · imbalance` with the anchor's `spreadWeight`, the quantity `matchScore` is a
+ * decreasing function of, so the lowest cost is the highest score (compared exactly, without the
+ * score's rounding).
  */
-export function choiceCost(spread: number, imbalance: number): number {
-  return spread + IMBALANCE_WEIGHT * imbalance;
+export function choiceCost(spread: number, imbalance: number, weight: number): number {
+  return weight * spread + IMBALANCE_WEIGHT * imbalance;
 }
 
 /** The imbalance below which a candidate of this spread has a lower cost than `bestCost`. */
-export function imbalanceToBeat(bestCost: number, spread: number): number {
-  return (bestCost - spread) / IMBALANCE_WEIGHT;
+export function imbalanceToBeat(bestCost: number, spread: number, weight: number): number {
+  return (bestCost - weight * spread) / IMBALANCE_WEIGHT;
 }
 
 /** The best score a match with this spread can reach (a perfectly balanced one). */
-export function scoreBound(spread: number, tolerance: number): number {
-  return matchScore(spread, 0, tolerance);
+export function scoreBound(spread: number, tolerance: number, weight: number): number {
+  return matchScore(spread, 0, tolerance, weight);
 }
 
 /**
@@ -63,10 +101,10 @@ export function requiredScore(wait: number, targetWaitingTime: number, expired: 
 }
 
 /** Largest spread that can still satisfy `required` (Infinity when anything goes). */
-export function maxSpreadFor(required: number, tolerance: number): number {
+export function maxSpreadFor(required: number, tolerance: number, weight: number): number {
   if (required <= 0) return Number.POSITIVE_INFINITY;
   if (required >= 1) return 0;
-  return tolerance * Math.sqrt(1 / required - 1);
+  return (tolerance * Math.sqrt(1 / required - 1)) / weight;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   maxSpreadFor,
   requiredScore,
   scoreBound,
+  spreadWeight,
 } from "./match-quality.js";
 import { NearWindows, nearWindowsApply } from "./near-windows.js";
 import { PastTargetGroups, pastTargetGroupsApply } from "./past-target-groups.js";
@@ -135,6 +136,8 @@ class GeneralSearch {
   // The current anchor.
   private need = 0;
   private anchorRequired = 0;
+  /** The anchor's `spreadWeight`. */
+  private weight = 1;
   private maxDistance = 0;
   private anchorMask = 0;
 
@@ -259,11 +262,14 @@ class GeneralSearch {
     return requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
   }
 
-  /** The anchor's requirement, the largest spread it allows, and its server bits. */
+  /** The anchor's requirement, its spread weight, the largest spread it allows, and its server bits. */
   private startAnchor(a: number): void {
+    const { tolerance } = this.settings;
     this.need = this.matchSize - this.pSize[a]!;
     this.anchorRequired = this.required(this.pOldest[a]!);
-    this.maxDistance = maxSpreadFor(this.anchorRequired, this.settings.tolerance);
+    const group = this.model.unitGroup[this.order[a]!]!;
+    this.weight = spreadWeight(this.pMean[a]!, this.model.groupMedian[group]!, this.settings);
+    this.maxDistance = maxSpreadFor(this.anchorRequired, tolerance, this.weight);
     if (this.pMask !== undefined) {
       this.anchorMask = this.pMask[a]!;
       return;
@@ -485,7 +491,10 @@ class GeneralSearch {
         const oldest = Math.min(anchorOld, leftOldest[l]!, rightOldest[b]!);
         if (oldest !== anchorOld) req = this.required(oldest);
       }
-      if (req === anchorRequired ? spread > this.maxDistance : scoreBound(spread, tolerance) < req) continue;
+      if (
+        req === anchorRequired ? spread > this.maxDistance : scoreBound(spread, tolerance, this.weight) < req
+      )
+        continue;
       if (this.candidateCount === this.candidateCap) continue;
       this.addCandidate(
         spread,
@@ -529,7 +538,10 @@ class GeneralSearch {
         const oldest = Math.min(anchorOld, leftOldest[l]!, rightOldest[r]!);
         if (oldest !== anchorOld) req = this.required(oldest);
       }
-      if (req === anchorRequired ? spread > this.maxDistance : scoreBound(spread, tolerance) < req) continue;
+      if (
+        req === anchorRequired ? spread > this.maxDistance : scoreBound(spread, tolerance, this.weight) < req
+      )
+        continue;
       if (this.candidateCount === this.candidateCap) continue;
       this.addCandidate(spread, req, low, l, r, 0, 0);
       this.candidateNear[this.candidateCount - 1] = 1;
@@ -554,7 +566,7 @@ class GeneralSearch {
       h2 = (h2 + fmix(Math.imul(u, 0x297a2d39) + 0x68e31da4)) | 0;
     }
     const req = this.required(oldest);
-    if (scoreBound(max - min, this.settings.tolerance) >= req)
+    if (scoreBound(max - min, this.settings.tolerance, this.weight) >= req)
       this.addCandidate(max - min, req, low, -1, -1, h1, h2);
   }
 
@@ -599,6 +611,7 @@ class GeneralSearch {
       candidateCount,
     } = this;
     const { teams, perTeam, tolerance } = this.settings;
+    const weight = this.weight;
     let bestScore = -1;
     let bestCost = Number.POSITIVE_INFINITY;
     let bestLength = 0;
@@ -610,7 +623,7 @@ class GeneralSearch {
       }
       if (pick < 0) break;
       candidateDone[pick] = 1;
-      if (candidateSpread[pick]! >= bestCost) break;
+      if (weight * candidateSpread[pick]! >= bestCost) break;
       if (this.candidateNear[pick] === 1) {
         const left = this.candidateLeft[pick]!;
         const length = this.contiguousWindow(a, this.candidateBit[pick]!, left, this.candidateRight[pick]!);
@@ -622,6 +635,7 @@ class GeneralSearch {
           this.pSum,
           this.pOldest,
           candidateSpread[pick]!,
+          weight,
           this.settings,
           this.balancer,
           bestCost,
@@ -635,7 +649,7 @@ class GeneralSearch {
         }
         continue;
       }
-      const bound = scoreBound(candidateSpread[pick]!, tolerance);
+      const bound = scoreBound(candidateSpread[pick]!, tolerance, weight);
       let duplicate = false;
       for (let i = 0; i < seen; i++) {
         if (seenHash1[i] === candidateHash1[pick] && seenHash2[i] === candidateHash2[pick]) {
@@ -657,17 +671,17 @@ class GeneralSearch {
               this.candidateRight[pick]!,
             );
       let score = bound;
-      let cost = candidateSpread[pick]!;
+      let cost = weight * candidateSpread[pick]!;
       if (this.needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = this.pSize[win[i]!]!;
           winSum[i] = this.pSum[win[i]!]!;
         }
-        const beat = imbalanceToBeat(bestCost, candidateSpread[pick]!);
+        const beat = imbalanceToBeat(bestCost, candidateSpread[pick]!, weight);
         const imbalance = this.balancer.balance(length, winSize, winSum, teams, perTeam, winTeam, beat);
         if (imbalance < 0) continue;
-        score = matchScore(candidateSpread[pick]!, imbalance, tolerance);
-        cost = choiceCost(candidateSpread[pick]!, imbalance);
+        score = matchScore(candidateSpread[pick]!, imbalance, tolerance, weight);
+        cost = choiceCost(candidateSpread[pick]!, imbalance, weight);
       } else if (teams === 1) {
         winTeam.fill(0, 0, length);
       } else {
@@ -694,6 +708,7 @@ class GeneralSearch {
         this.pastCompatible,
         this.scanCap,
         tolerance,
+        weight,
         bestCost,
         this.bestWin,
         this.bestTeam,

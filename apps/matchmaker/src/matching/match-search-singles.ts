@@ -25,6 +25,7 @@ import {
   maxSpreadFor,
   requiredScore,
   scoreBound,
+  spreadWeight,
 } from "./match-quality.js";
 import { NearWindows, nearWindowsApply } from "./near-windows.js";
 import { PastTargetGroups, pastTargetGroupsApply } from "./past-target-groups.js";
@@ -206,6 +207,7 @@ export function searchSingles(
   const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize), arrays);
 
   const anchors = model.anchorOrder;
+  const groupMedian = model.groupMedian;
   for (let ai = 0; ai < anchors.length; ai++) {
     const a = pos[anchors[ai]!]!;
     if (used[a] === 1) continue;
@@ -213,7 +215,8 @@ export function searchSingles(
     const anchorOld = pOldest[a]!;
     const anchorWait = Math.max(now - anchorOld, 0);
     const anchorRequired = requiredScore(anchorWait, targetWaitingTime, anchorWait >= maxWaitingTime);
-    const maxDistance = maxSpreadFor(anchorRequired, tolerance);
+    const weight = spreadWeight(meanA, groupMedian[model.unitGroup[anchors[ai]!]!]!, settings);
+    const maxDistance = maxSpreadFor(anchorRequired, tolerance, weight);
     const anchorMask = pMask[a]!;
 
     for (let bits = anchorMask; bits !== 0; ) {
@@ -310,7 +313,8 @@ export function searchSingles(
               const wait = Math.max(now - oldest, 0);
               req = requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime);
             }
-            if (req === anchorRequired ? spread > maxDistance : scoreBound(spread, tolerance) < req) continue;
+            if (req === anchorRequired ? spread > maxDistance : scoreBound(spread, tolerance, weight) < req)
+              continue;
           }
           cSpread[nc] = spread;
           cRequired[nc] = req;
@@ -324,12 +328,12 @@ export function searchSingles(
     }
     if (nc === 0) continue;
     if (anchorRequired === 0 && nc > 1) {
-      // Every candidate is acceptable, so the smallest spread's window (a contiguous one) is at
-      // least as good as a perfectly balanced window of spread s · pruneFactor (its teams' imbalance
-      // is at most s · imbalanceShare); candidates spreading more are never evaluated: drop them now.
+      // Every candidate is acceptable, so the smallest spread's window s (a contiguous one) costs at
+      // most weight · s + IMBALANCE_WEIGHT · s · imbalanceShare, and a candidate of spread x at least
+      // weight · x: candidates beyond s · (1 + (pruneFactor − 1) / weight) are never evaluated.
       let minSpread = Number.POSITIVE_INFINITY;
       for (let c = 0; c < nc; c++) if (cSpread[c]! < minSpread) minSpread = cSpread[c]!;
-      const limit = minSpread * pruneFactor;
+      const limit = minSpread * (1 + (pruneFactor - 1) / weight);
       let kept = 0;
       for (let c = 0; c < nc; c++) {
         const spread = cSpread[c]!;
@@ -344,7 +348,7 @@ export function searchSingles(
     }
 
     // Best acceptable candidate, the lowest cost (choiceCost): smallest spread first; the cost is at
-    // least the spread, so stop once no remaining candidate can beat the best one found.
+    // least the weighted spread, so stop once no remaining candidate can beat the best one found.
     let bestScore = -1;
     let bestCost = Number.POSITIVE_INFINITY;
     let evaluated = 0;
@@ -359,7 +363,7 @@ export function searchSingles(
       }
       if (pick < 0) break;
       cDone[pick] = 1;
-      if (pickSpread >= bestCost) break;
+      if (weight * pickSpread >= bestCost) break;
       const k = cBit[pick]!;
       const l = cLeft[pick]!;
       if (cNear[pick] === 1) {
@@ -376,6 +380,7 @@ export function searchSingles(
           pMean,
           pOldest,
           pickSpread,
+          weight,
           settings,
           balancer,
           bestCost,
@@ -388,7 +393,7 @@ export function searchSingles(
         }
         continue;
       }
-      const bound = scoreBound(pickSpread, tolerance);
+      const bound = scoreBound(pickSpread, tolerance, weight);
       const r = need - l;
       let duplicate = false;
       for (let e = 0; e < evaluated; e++) {
@@ -408,17 +413,17 @@ export function searchSingles(
       win[length++] = a;
       for (let i = 0; i < r; i++) win[length++] = listR[base + i]!;
       let score = bound;
-      let cost = pickSpread;
+      let cost = weight * pickSpread;
       if (needsBalance) {
         for (let i = 0; i < length; i++) {
           winSize[i] = 1;
           winSum[i] = pMean[win[i]!]!;
         }
-        const beat = imbalanceToBeat(bestCost, pickSpread);
+        const beat = imbalanceToBeat(bestCost, pickSpread, weight);
         const imbalance = balancer.balance(length, winSize, winSum, teams, perTeam, winTeam, beat);
         if (imbalance < 0) continue;
-        score = matchScore(pickSpread, imbalance, tolerance);
-        cost = choiceCost(pickSpread, imbalance);
+        score = matchScore(pickSpread, imbalance, tolerance, weight);
+        cost = choiceCost(pickSpread, imbalance, weight);
       } else if (teams === 1) {
         for (let i = 0; i < length; i++) winTeam[i] = 0;
       } else {
@@ -443,6 +448,7 @@ export function searchSingles(
         sharedBits,
         scanCap,
         tolerance,
+        weight,
         bestCost,
         bestWin,
         bestTeam,

@@ -3,15 +3,20 @@
  * players around the anchor, both searches try the windows of one player more with one player
  * inside them (neither end, never the anchor) left out. The spread is the wider window's, but the
  * choice of whom to leave out often balances the teams far better. Only for windows of single
- * tickets, two or more teams of two or more, and matches of at most `NEAR_WINDOW_MAX_PLAYERS`, where
- * balancing a window is cheap; shared by both searches, so they make the same choices.
+ * tickets, and the shapes whose split is coarse (`coarseSplit`: two or more teams of two or more, at
+ * most six players), where balancing a window is cheap; shared by both searches, so they make the
+ * same choices.
  */
-import { choiceCost, imbalanceToBeat, matchScore, requiredScore, scoreBound } from "./match-quality.js";
+import {
+  choiceCost,
+  coarseSplit,
+  imbalanceToBeat,
+  matchScore,
+  requiredScore,
+  scoreBound,
+} from "./match-quality.js";
 import type { TeamBalancer } from "./team-balancing.js";
 import type { SearchSettings } from "./types.js";
-
-/** Largest match (in players) for which the near-contiguous windows are tried. */
-export const NEAR_WINDOW_MAX_PLAYERS = 6;
 
 /**
  * Whether the match shape gets near-contiguous windows. It depends on
@@ -19,7 +24,7 @@ export const NEAR_WINDOW_MAX_PLAYERS = 6;
  * party too large) changes nothing for the rest; a window holding a party is simply not widened.
  */
 export function nearWindowsApply(teams: number, perTeam: number): boolean {
-  return teams >= 2 && perTeam >= 2 && teams * perTeam <= NEAR_WINDOW_MAX_PLAYERS;
+  return coarseSplit(teams, perTeam);
 }
 
 export class NearWindows {
@@ -46,7 +51,8 @@ export class NearWindows {
    * acceptable subset (its score at least the requirement of its own oldest ticket) whose cost is
    * below `bestCost` is written to `bestWin`/`bestTeam`; returns its cost, or `bestCost` if none.
    * `anchorRequired` is the anchor's own requirement (a subset's is lower only when it holds an older
-   * ticket). `rating` and `oldest` are indexed by the positions in `full`; `spread` is `full`'s.
+   * ticket). `rating` and `oldest` are indexed by the positions in `full`; `spread` is `full`'s, and
+   * `weight` the anchor's `spreadWeight`.
    */
   evaluate(
     matchSize: number,
@@ -55,6 +61,7 @@ export class NearWindows {
     rating: Float64Array,
     oldest: Float64Array,
     spread: number,
+    weight: number,
     settings: SearchSettings,
     balancer: TeamBalancer,
     bestCost: number,
@@ -63,7 +70,7 @@ export class NearWindows {
   ): number {
     const { full, sub, subSize, subSum, subTeam } = this;
     const { teams, perTeam, now, targetWaitingTime, maxWaitingTime, tolerance } = settings;
-    const bound = scoreBound(spread, tolerance);
+    const bound = scoreBound(spread, tolerance, weight);
     const anchorOld = oldest[full[anchorIndex]!]!;
     let best = bestCost;
     const twoVsTwo = teams === 2 && perTeam === 2;
@@ -77,7 +84,7 @@ export class NearWindows {
         const y3 = rating[full[d === 4 ? 3 : 4]!]!;
         const y1 = rating[full[d <= 1 ? 2 : 1]!]!;
         const y2 = rating[full[d <= 2 ? 3 : 2]!]!;
-        const approx = choiceCost(spread, Math.abs(y0 + y3 - y1 - y2) / 2);
+        const approx = choiceCost(spread, Math.abs(y0 + y3 - y1 - y2) / 2, weight);
         if (approx - 1e-9 * (Math.abs(approx) + 1) >= best) continue;
       }
       let n = 0;
@@ -102,11 +109,11 @@ export class NearWindows {
         teams,
         perTeam,
         subTeam,
-        imbalanceToBeat(best, spread),
+        imbalanceToBeat(best, spread, weight),
       );
       if (imbalance < 0) continue;
-      const score = matchScore(spread, imbalance, tolerance);
-      const cost = choiceCost(spread, imbalance);
+      const score = matchScore(spread, imbalance, tolerance, weight);
+      const cost = choiceCost(spread, imbalance, weight);
       if (cost >= best) continue;
       if (score < required) continue;
       best = cost;

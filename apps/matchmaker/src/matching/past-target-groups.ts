@@ -32,7 +32,8 @@ export class PastTargetGroups {
    * The pool is the free units nearest to the anchor's rating on both sides (the nearer first, the
    * lower on a tie), at most `PAST_TARGET_POOL` that `compatible` accepts (its server bits shared with
    * the anchor, 0 for none), among at most `scanCap` looked at, and only closer than `bestCost` (a
-   * group's cost is at least its spread). Positions are in rating order, `mean` their ratings.
+   * group's cost is at least its weighted spread, `weight` the anchor's `spreadWeight`). Positions are
+   * in rating order, `mean` their ratings.
    */
   evaluate(
     a: number,
@@ -42,19 +43,22 @@ export class PastTargetGroups {
     compatible: (p: number) => number,
     scanCap: number,
     tolerance: number,
+    weight: number,
     bestCost: number,
     bestWin: Int32Array,
     bestTeam: Int32Array,
   ): number {
     const { pool, poolMask, poolOffset, quad } = this;
     const meanA = mean[a]!;
+    // Distances beyond `reach` cost at least `bestCost` in weighted spread alone.
+    const reach = bestCost / weight;
     let size = 0;
     let u = prev[a]!;
     let v = next[a]!;
     for (let steps = 0; size < PAST_TARGET_POOL && steps < scanCap && (u >= 0 || v >= 0); steps++) {
       const du = u >= 0 ? meanA - mean[u]! : Number.POSITIVE_INFINITY;
       const dv = v >= 0 ? mean[v]! - meanA : Number.POSITIVE_INFINITY;
-      if (Math.min(du, dv) >= bestCost) break;
+      if (Math.min(du, dv) >= reach) break;
       let take: number;
       if (du <= dv) {
         take = u;
@@ -70,26 +74,28 @@ export class PastTargetGroups {
       poolMask[size++] = bits;
     }
     let best = bestCost;
+    // In units of the spread: a group whose spread reaches `limit` costs at least the best.
+    let limit = best / weight;
     // The pool is nearest first, so a group's spread is at least its last member's distance: once
-    // that reaches the best cost, no later member can do better.
+    // that reaches the limit, no later member can do better.
     for (let i = 0; i < size; i++) {
       const oi = poolOffset[i]!;
-      if (Math.abs(oi) >= best) break;
+      if (Math.abs(oi) >= limit) break;
       for (let j = i + 1; j < size; j++) {
         const oj = poolOffset[j]!;
-        if (Math.abs(oj) >= best) break;
+        if (Math.abs(oj) >= limit) break;
         const shared = poolMask[i]! & poolMask[j]!;
         if (shared === 0) continue;
         const hiIJ = Math.max(0, oi, oj);
         const loIJ = Math.min(0, oi, oj);
-        if (hiIJ - loIJ >= best) continue;
+        if (hiIJ - loIJ >= limit) continue;
         for (let k = j + 1; k < size; k++) {
           const ok = poolOffset[k]!;
-          if (Math.abs(ok) >= best) break;
+          if (Math.abs(ok) >= limit) break;
           if ((shared & poolMask[k]!) === 0) continue;
           // The spread from the offsets first (the anchor's is 0); only a group that can still
           // beat the best is sorted and split.
-          if (Math.max(hiIJ, ok) - Math.min(loIJ, ok) >= best) continue;
+          if (Math.max(hiIJ, ok) - Math.min(loIJ, ok) >= limit) continue;
           // The four positions in rating order (positions are in rating order).
           sortFour(quad, a, pool[i]!, pool[j]!, pool[k]!);
           const x0 = mean[quad[0]!]!;
@@ -97,12 +103,13 @@ export class PastTargetGroups {
           const x2 = mean[quad[2]!]!;
           const x3 = mean[quad[3]!]!;
           const spread = x3 - x0;
-          if (spread >= best) continue;
+          if (spread >= limit) continue;
           const imbalance = Math.abs(x0 + x3 - x1 - x2) / 2;
-          const cost = choiceCost(spread, imbalance);
+          const cost = choiceCost(spread, imbalance, weight);
           if (cost >= best) continue;
           best = cost;
-          this.score = matchScore(spread, imbalance, tolerance);
+          limit = best / weight;
+          this.score = matchScore(spread, imbalance, tolerance, weight);
           for (let q = 0; q < 4; q++) bestWin[q] = quad[q]!;
           bestTeam[0] = 0;
           bestTeam[1] = 1;

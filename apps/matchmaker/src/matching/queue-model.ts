@@ -39,6 +39,12 @@ export interface QueueModel {
 
   /** Matchable units sorted by (constraint group, mean rating). */
   ratingOrder: Int32Array;
+  /**
+   * The median mean rating of each constraint group's matchable units (a party counts once), by
+   * group id; what an anchor's `spreadWeight` is measured from. Unplaceable units take no part, so
+   * they change nothing for the rest.
+   */
+  groupMedian: Float64Array;
   /** Matchable units, oldest first (the order in which they anchor a match search). */
   anchorOrder: Int32Array;
 }
@@ -102,6 +108,7 @@ export function buildQueueModel(
   const matchable = arrays.int32(eligibleCount);
   for (let u = 0, i = 0; u < unitCount; u++) if (units.eligible[u] === 1) matchable[i++] = u;
   const byRating = sortIndicesByKey(matchable, units.unitMean, arrays);
+  const ratingOrder = sortIndicesByClass(byRating, units.unitGroup, columns.groupCount, arrays);
 
   return {
     ticketCount: tickets.length,
@@ -124,9 +131,31 @@ export function buildQueueModel(
     unitServerId: units.unitServerId,
     unitServerMask: units.mask,
     hasParties: columns.hasParties,
-    ratingOrder: sortIndicesByClass(byRating, units.unitGroup, columns.groupCount, arrays),
+    ratingOrder,
+    groupMedian: groupMedians(ratingOrder, units.unitGroup, units.unitMean, columns.groupCount, arrays),
     anchorOrder: sortIndicesByWholeKey(matchable, units.unitOldest, arrays),
   };
+}
+
+/** Each group's median unit mean, from the runs of `ratingOrder` (sorted by group, then mean). */
+function groupMedians(
+  ratingOrder: Int32Array,
+  unitGroup: Int32Array,
+  unitMean: Float64Array,
+  groupCount: number,
+  arrays: ArrayArena,
+): Float64Array {
+  const medians = arrays.float64(Math.max(groupCount, 1)).fill(Number.NaN);
+  for (let start = 0; start < ratingOrder.length; ) {
+    const group = unitGroup[ratingOrder[start]!]!;
+    let end = start + 1;
+    while (end < ratingOrder.length && unitGroup[ratingOrder[end]!] === group) end++;
+    const lower = unitMean[ratingOrder[start + ((end - start - 1) >> 1)]!]!;
+    const upper = unitMean[ratingOrder[start + ((end - start) >> 1)]!]!;
+    medians[group] = (lower + upper) / 2;
+    start = end;
+  }
+  return medians;
 }
 
 /** The tickets read into one entry per ticket: what the units are built from. */
