@@ -8,6 +8,7 @@
  */
 
 import { ArrayArena } from "./array-arena.js";
+import type { QueueModel } from "./queue-model.js";
 import type { SearchSettings } from "./types.js";
 
 /** The wire contract's default, re-exported so the algorithm and the schema never disagree. */
@@ -62,6 +63,11 @@ export function spreadWeight(rating: number, median: number, settings: SearchSet
   if (!coarseSplit(settings.teams, settings.perTeam)) return 1;
   const beyond = Math.abs(rating - median) / settings.tolerance - TAIL_START;
   return beyond > 0 ? 1 / (1 + TAIL_SPREAD_SLOPE * beyond) : 1;
+}
+
+/** `spreadWeight` of the anchor `unit`, measured from its constraint group's median. */
+export function unitSpreadWeight(model: QueueModel, unit: number, settings: SearchSettings): number {
+  return spreadWeight(model.unitMean[unit]!, model.groupMedian[model.unitGroup[unit]!]!, settings);
 }
 
 export function matchScore(spread: number, imbalance: number, tolerance: number, weight: number): number {

@@ -20,7 +20,7 @@ import {
   maxSpreadFor,
   requiredScore,
   scoreBound,
-  spreadWeight,
+  unitSpreadWeight,
 } from "./match-quality.js";
 import { NearWindows, nearWindowsApply } from "./near-windows.js";
 import { PastTargetGroups, pastTargetGroupsApply } from "./past-target-groups.js";
@@ -267,8 +267,7 @@ class GeneralSearch {
     const { tolerance } = this.settings;
     this.need = this.matchSize - this.pSize[a]!;
     this.anchorRequired = this.required(this.pOldest[a]!);
-    const group = this.model.unitGroup[this.order[a]!]!;
-    this.weight = spreadWeight(this.pMean[a]!, this.model.groupMedian[group]!, this.settings);
+    this.weight = unitSpreadWeight(this.model, this.order[a]!, this.settings);
     this.maxDistance = maxSpreadFor(this.anchorRequired, tolerance, this.weight);
     if (this.pMask !== undefined) {
       this.anchorMask = this.pMask[a]!;

@@ -25,7 +25,7 @@ import {
   maxSpreadFor,
   requiredScore,
   scoreBound,
-  spreadWeight,
+  unitSpreadWeight,
 } from "./match-quality.js";
 import { NearWindows, nearWindowsApply } from "./near-windows.js";
 import { PastTargetGroups, pastTargetGroupsApply } from "./past-target-groups.js";
@@ -207,7 +207,6 @@ export function searchSingles(
   const output = new MatchOutput(order, orderLength, Math.floor(orderLength / matchSize), arrays);
 
   const anchors = model.anchorOrder;
-  const groupMedian = model.groupMedian;
   for (let ai = 0; ai < anchors.length; ai++) {
     const a = pos[anchors[ai]!]!;
     if (used[a] === 1) continue;
@@ -215,7 +214,7 @@ export function searchSingles(
     const anchorOld = pOldest[a]!;
     const anchorWait = Math.max(now - anchorOld, 0);
     const anchorRequired = requiredScore(anchorWait, targetWaitingTime, anchorWait >= maxWaitingTime);
-    const weight = spreadWeight(meanA, groupMedian[model.unitGroup[anchors[ai]!]!]!, settings);
+    const weight = unitSpreadWeight(model, anchors[ai]!, settings);
     const maxDistance = maxSpreadFor(anchorRequired, tolerance, weight);
     const anchorMask = pMask[a]!;
 

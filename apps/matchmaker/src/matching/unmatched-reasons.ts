@@ -17,7 +17,7 @@
 
 import type { UnmatchedReason } from "@arena/contracts";
 import { ArrayArena } from "./array-arena.js";
-import { matchScore, requiredScore, spreadWeight } from "./match-quality.js";
+import { matchScore, requiredScore, unitSpreadWeight } from "./match-quality.js";
 import { constraintKey, type QueueModel } from "./queue-model.js";
 import type { TeamBalancer } from "./team-balancing.js";
 import type { FoundMatches, MatchGameMode, MatchTicket, SearchSettings } from "./types.js";
@@ -285,12 +285,7 @@ class NearestWindow {
     }
     const wait = Math.max(now - oldest, 0);
     return {
-      score: matchScore(
-        max - min,
-        imbalance,
-        tolerance,
-        spreadWeight(mean, this.model.groupMedian[group]!, this.settings),
-      ),
+      score: matchScore(max - min, imbalance, tolerance, unitSpreadWeight(this.model, anchor, this.settings)),
       required: requiredScore(wait, targetWaitingTime, wait >= maxWaitingTime),
       wait,
     };
