@@ -58,19 +58,19 @@ async function recordedMigrations(client: pg.Client): Promise<RecordedMigration[
  * not describe.
  */
 function pendingMigrations(directory: MigrationsDirectory, recorded: RecordedMigration[]): string[] {
-  const scripts = new Map(directory.migrations.map((m) => [m.name, m.script]));
+  const onDisk = new Map(directory.migrations.map((m) => [m.name, m]));
   const active = recorded.filter((row) => row.rolled_back_at === null);
   const problems: string[] = [];
   for (const row of active) {
-    const script = scripts.get(row.migration_name);
+    const migration = onDisk.get(row.migration_name);
     if (row.finished_at === null) {
       problems.push(
         `${row.migration_name} failed when it was last applied; repair the database, then mark it ` +
           `(\`prisma migrate resolve --rolled-back ${row.migration_name}\` or \`--applied\`)`,
       );
-    } else if (script === undefined) {
+    } else if (migration === undefined) {
       problems.push(`${row.migration_name} is applied to the database but missing from ${directory.dir}`);
-    } else if (!checksumMatches(script, row.checksum)) {
+    } else if (!checksumMatches(migration.script, row.checksum, migration.earlierChecksums)) {
       problems.push(`${row.migration_name} was edited after it was applied (its checksum differs)`);
     }
   }

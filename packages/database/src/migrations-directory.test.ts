@@ -13,4 +13,12 @@ describe("migration checksums", () => {
     expect(checksumMatches("SELECT 1;\r\nSELECT 2;\r\n", recorded)).toBe(true);
     expect(checksumMatches("SELECT 1;\nSELECT 3;\n", recorded)).toBe(false);
   });
+
+  it("match a script whose listed earlier text was the one applied, and only that text", () => {
+    const applied = migrationChecksum("-- a comment naming something\nSELECT 1;\n");
+    const corrected = "-- the corrected comment\nSELECT 1;\n";
+    expect(checksumMatches(corrected, applied)).toBe(false);
+    expect(checksumMatches(corrected, applied, [applied])).toBe(true);
+    expect(checksumMatches(corrected, migrationChecksum("SELECT 2;\n"), [applied])).toBe(false);
+  });
 });

@@ -4,6 +4,12 @@ import path from "node:path";
 import type { MigrationList } from "./schema-engine.js";
 
 export const MIGRATION_FILE = "migration.sql";
+/**
+ * Beside a migration's script, the checksums of its earlier texts (one hex SHA-256 a line, `#`
+ * comments): a script whose comments were corrected after it shipped still matches the databases
+ * that applied it, and only those exact earlier texts do.
+ */
+export const EARLIER_CHECKSUMS_FILE = "earlier-checksums.txt";
 export const LOCKFILE = "migration_lock.toml";
 /** Exactly what `prisma migrate dev` writes, so the directory looks the same whichever tool made it. */
 export const LOCKFILE_CONTENT =
@@ -12,6 +18,8 @@ export const LOCKFILE_CONTENT =
 export interface MigrationOnDisk {
   name: string;
   script: string;
+  /** From EARLIER_CHECKSUMS_FILE; empty when there is none. */
+  earlierChecksums: string[];
 }
 
 export interface MigrationsDirectory {
@@ -53,7 +61,12 @@ export async function readMigrationsDirectory(migrationsDir: string): Promise<Mi
   for (const name of entries.sort()) {
     const script = await readIfExists(path.join(dir, name, MIGRATION_FILE));
     if (script === null) throw new Error(`Migration folder ${name} in ${dir} has no ${MIGRATION_FILE}`);
-    migrations.push({ name, script });
+    const earlier = await readIfExists(path.join(dir, name, EARLIER_CHECKSUMS_FILE));
+    migrations.push({
+      name,
+      script,
+      earlierChecksums: earlier === null ? [] : parseChecksums(earlier, name),
+    });
   }
   return { dir, lockfile, migrations };
 }
@@ -79,9 +92,23 @@ export function migrationChecksum(script: string): string {
 
 /**
  * Prisma also accepts a script whose only change is its line endings (a Windows checkout of a
- * file written on Linux, or the reverse), so this does too.
+ * file written on Linux, or the reverse), so this does too; and one of the migration's listed
+ * earlier texts (EARLIER_CHECKSUMS_FILE), exactly.
  */
-export function checksumMatches(script: string, recorded: string): boolean {
+export function checksumMatches(script: string, recorded: string, earlier: readonly string[] = []): boolean {
   const lf = script.replaceAll("\r\n", "\n");
-  return [script, lf, lf.replaceAll("\n", "\r\n")].some((variant) => migrationChecksum(variant) === recorded);
+  return (
+    earlier.includes(recorded) ||
+    [script, lf, lf.replaceAll("\n", "\r\n")].some((variant) => migrationChecksum(variant) === recorded)
+  );
+}
+
+function parseChecksums(text: string, migration: string): string[] {
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  const checksums = lines.filter((line) => line !== "" && !line.startsWith("#"));
+  for (const checksum of checksums) {
+    if (!/^[0-9a-f]{64}$/.test(checksum))
+      throw new Error(`${migration}/${EARLIER_CHECKSUMS_FILE}: "${checksum}" is not a hex SHA-256`);
+  }
+  return checksums;
 }

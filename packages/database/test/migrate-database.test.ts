@@ -138,6 +138,31 @@ describe("migrateDatabase", () => {
     await expect(migrateDatabase(opts)).rejects.toThrow(`${applied[0]} was edited after it was applied`);
   });
 
+  it("accepts an applied migration whose text changed when earlier-checksums.txt lists the applied text", async () => {
+    const db = newDatabase();
+    const scratch = await scratchPrisma();
+    const opts = {
+      databaseUrl: db.url,
+      schemaPath: scratch.schemaPath,
+      migrationsDir: scratch.migrationsDir,
+    };
+    const { applied } = await migrateDatabase(opts);
+    const folder = path.join(scratch.migrationsDir, applied[0]!);
+    const before = await readFile(path.join(folder, "migration.sql"), "utf8");
+    await appendFile(path.join(folder, "migration.sql"), "-- a corrected comment\n");
+    // A listed checksum of some other text does not help.
+    const other = createHash("sha256").update("SELECT 2;\n").digest("hex");
+    await writeFile(path.join(folder, "earlier-checksums.txt"), `# not this migration's\n${other}\n`);
+    await expect(migrateDatabase(opts)).rejects.toThrow(`${applied[0]} was edited after it was applied`);
+
+    const checksum = createHash("sha256").update(before).digest("hex");
+    await writeFile(path.join(folder, "earlier-checksums.txt"), `# the text first shipped\n${checksum}\n`);
+    await expect(migrateDatabase(opts)).resolves.toEqual({ applied: [] });
+
+    await writeFile(path.join(folder, "earlier-checksums.txt"), "not-a-checksum\n");
+    await expect(migrateDatabase(opts)).rejects.toThrow("is not a hex SHA-256");
+  });
+
   it("refuses to migrate when the database has a migration the directory lacks", async () => {
     const db = newDatabase();
     const scratch = await scratchPrisma();

@@ -66,7 +66,7 @@ CREATE INDEX "matches_confirm_by_idx" ON "matches"("confirm_by");
 -- CreateIndex
 CREATE INDEX "matches_tenant_id_pushed_to_idx" ON "matches"("tenant_id", "pushed_to");
 
--- One active request per dropped seat (SPEC §5): a new request for the seat cancels the old one
+-- One active request per dropped seat (apps/stats/README.md): a new request for the seat cancels the old one
 -- first, and this index makes a race between two new requests a conflict, not two searches.
 CREATE UNIQUE INDEX "backfill_requests_one_searching_per_seat"
     ON "backfill_requests" ("tenant_id", "match_id", "dropped_player_id")
