@@ -10,6 +10,8 @@
  * - hard constraints: every match's units share a usable server, and no ticket waits longer than the
  *   online maximum; the sum of waits (the mean) and the number of waits above the online p95 may not
  *   exceed the online figures;
+ * - optionally (`keepPromise`, used by `quality-hindsight.ts`, not by the benchmark) no match spans
+ *   more than `targetWaitingTime` unless ours formed the same match;
  * - a move swaps two units of the same size between two matches (or a match and the unmatched),
  *   chosen close in arrival time and rating; the cost is Σ spread + w·Σ imbalance with w the weight
  *   of imbalance in `matchScore` (`IMBALANCE_WEIGHT`), the quantity the online search minimises, so
@@ -40,6 +42,11 @@ interface Unit {
 
 interface WaitBudget {
   maxWait: number;
+  /**
+   * Longest a match may span between its first and last arrival (its oldest ticket's wait), unless
+   * the same match was in the online schedule (`ReferenceOptions.keepPromise`); the maximum otherwise.
+   */
+  maxSpan: number;
   /** Largest allowed sum of matched tickets' waits. */
   sumWait: number;
   /** A wait above `p95` counts against `overAllowed`. */
@@ -69,9 +76,15 @@ function bestImbalance(units: Unit[], members: number[], perTeam: number): numbe
   return best;
 }
 
+function matchKey(members: number[]): string {
+  return [...members].sort((x, y) => x - y).join(",");
+}
+
 class Annealer {
   readonly matchUnits: number[][];
   readonly unitMatch: Int32Array;
+  /** The online schedule's matches (sorted unit ids, joined): they may span up to `maxWait`. */
+  private readonly online: Set<string>;
   readonly cost: Float64Array;
   totalCost = 0;
   sumWait = 0;
@@ -84,6 +97,7 @@ class Annealer {
     readonly budget: WaitBudget,
   ) {
     this.matchUnits = matches;
+    this.online = new Set(matches.map(matchKey));
     this.unitMatch = new Int32Array(units.length).fill(-1);
     this.cost = new Float64Array(matches.length);
     matches.forEach((m, i) => {
@@ -117,6 +131,7 @@ class Annealer {
       first = Math.min(first, this.units[u]!.join);
     }
     if (mask === 0 || last - first > this.budget.maxWait) return [Number.NaN, 0];
+    if (last - first > this.budget.maxSpan && !this.online.has(matchKey(members))) return [Number.NaN, 0];
     let sum = 0;
     let over = 0;
     for (const u of members) {
@@ -200,8 +215,10 @@ function budgetOf(stream: Stream, online: FormedMatch[]): WaitBudget {
     for (const team of m.teams) for (const t of team) waits.push(m.at - stream.tickets[t]!.joinTimestamp);
   waits.sort((x, y) => x - y);
   const p95 = percentile(waits, 0.95);
+  const maxWait = waits.length === 0 ? 0 : waits[waits.length - 1]!;
   return {
-    maxWait: waits.length === 0 ? 0 : waits[waits.length - 1]!,
+    maxWait,
+    maxSpan: maxWait,
     sumWait: waits.reduce((s, w) => s + w, 0),
     p95,
     overAllowed: waits.length - Math.ceil(0.95 * waits.length),
@@ -247,6 +264,14 @@ export interface ReferenceOptions {
   /** Proposals per unit of the stream. */
   movesPerUnit?: number;
   seed?: number;
+  /**
+   * Hold the reference to the promise of `targetWaitingTime` too (ALGORITHM.md §2: a ticket that
+   * reached it takes the first compatible match): no match may span more than this many seconds
+   * between its first and last arrival unless the online schedule formed the same match (ours keeps
+   * the promise, so its longer matches had no partners earlier). Stricter than the promise itself,
+   * which lets a ticket wait on while no compatible match is free. Off by default.
+   */
+  keepPromise?: number;
 }
 
 /**
@@ -269,7 +294,10 @@ export function offlineReference(
   options: ReferenceOptions = {},
 ): FormedMatch[] {
   const units = unitsOf(stream);
-  const budget = budgetOf(stream, online);
+  const budget = {
+    ...budgetOf(stream, online),
+    ...(options.keepPromise === undefined ? {} : { maxSpan: options.keepPromise }),
+  };
   const start = online.map((m) => [...new Set(m.teams.flat().map((t) => stream.ticketUnit[t]!))]);
   const annealer = new Annealer(
     units,
