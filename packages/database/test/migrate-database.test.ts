@@ -30,6 +30,14 @@ async function scratchPrisma() {
   return scratch;
 }
 
+/** A new database and a scratch copy of the fixture's Prisma folder, with the options naming both. */
+async function scratchDatabase() {
+  const db = newDatabase();
+  const scratch = await scratchPrisma();
+  const opts = { databaseUrl: db.url, schemaPath: scratch.schemaPath, migrationsDir: scratch.migrationsDir };
+  return { db, scratch, opts };
+}
+
 async function addMigration(migrationsDir: string, name: string, sql: string) {
   await mkdir(path.join(migrationsDir, name));
   await writeFile(path.join(migrationsDir, name, "migration.sql"), sql);
@@ -102,13 +110,7 @@ describe("migrateDatabase", () => {
   });
 
   it("applies only the migrations added since the last run", async () => {
-    const db = newDatabase();
-    const scratch = await scratchPrisma();
-    const opts = {
-      databaseUrl: db.url,
-      schemaPath: scratch.schemaPath,
-      migrationsDir: scratch.migrationsDir,
-    };
+    const { db, scratch, opts } = await scratchDatabase();
     await migrateDatabase(opts);
     await addMigration(
       scratch.migrationsDir,
@@ -125,13 +127,7 @@ describe("migrateDatabase", () => {
   });
 
   it("refuses to migrate when an applied migration file was changed", async () => {
-    const db = newDatabase();
-    const scratch = await scratchPrisma();
-    const opts = {
-      databaseUrl: db.url,
-      schemaPath: scratch.schemaPath,
-      migrationsDir: scratch.migrationsDir,
-    };
+    const { scratch, opts } = await scratchDatabase();
     const { applied } = await migrateDatabase(opts);
     await appendFile(path.join(scratch.migrationsDir, applied[0]!, "migration.sql"), "-- edited\n");
 
@@ -139,13 +135,7 @@ describe("migrateDatabase", () => {
   });
 
   it("accepts an applied migration whose text changed when earlier-checksums.txt lists the applied text", async () => {
-    const db = newDatabase();
-    const scratch = await scratchPrisma();
-    const opts = {
-      databaseUrl: db.url,
-      schemaPath: scratch.schemaPath,
-      migrationsDir: scratch.migrationsDir,
-    };
+    const { scratch, opts } = await scratchDatabase();
     const { applied } = await migrateDatabase(opts);
     const folder = path.join(scratch.migrationsDir, applied[0]!);
     const before = await readFile(path.join(folder, "migration.sql"), "utf8");
@@ -164,13 +154,7 @@ describe("migrateDatabase", () => {
   });
 
   it("refuses to migrate when the database has a migration the directory lacks", async () => {
-    const db = newDatabase();
-    const scratch = await scratchPrisma();
-    const opts = {
-      databaseUrl: db.url,
-      schemaPath: scratch.schemaPath,
-      migrationsDir: scratch.migrationsDir,
-    };
+    const { scratch, opts } = await scratchDatabase();
     const { applied } = await migrateDatabase(opts);
     await rm(path.join(scratch.migrationsDir, applied[0]!), { recursive: true });
 
@@ -180,13 +164,7 @@ describe("migrateDatabase", () => {
   });
 
   it("refuses to migrate past a migration that failed, and reports the SQL error that failed it", async () => {
-    const db = newDatabase();
-    const scratch = await scratchPrisma();
-    const opts = {
-      databaseUrl: db.url,
-      schemaPath: scratch.schemaPath,
-      migrationsDir: scratch.migrationsDir,
-    };
+    const { scratch, opts } = await scratchDatabase();
     await addMigration(
       scratch.migrationsDir,
       "29990101000000_broken",
