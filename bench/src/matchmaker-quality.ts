@@ -11,6 +11,7 @@ import { offlineReference, spreadLowerBound } from "./quality-reference.js";
 import {
   arenaStrategy,
   firstComeFirstServed,
+  meanFigures,
   type QualityFigures,
   qualityFigures,
   replay,
@@ -100,21 +101,6 @@ function targetsOf(scenario: QualityScenario, summary: SeedSummary): ScenarioTar
     spreadWithin125PercentOfReference: ratios.spread <= 1.25,
     imbalanceWithin150PercentOfReference: ratios.imbalance <= 1.5,
     favouriteAtMost: ours.favourite <= favouriteBar,
-  };
-}
-
-function meanFigures(figures: readonly QualityFigures[]): QualityFigures {
-  const mean = (pick: (f: QualityFigures) => number) =>
-    figures.reduce((s, f) => s + pick(f), 0) / figures.length;
-  return {
-    matches: mean((f) => f.matches),
-    spread: mean((f) => f.spread),
-    imbalance: mean((f) => f.imbalance),
-    favourite: mean((f) => f.favourite),
-    meanWait: mean((f) => f.meanWait),
-    p95Wait: mean((f) => f.p95Wait),
-    maxWait: mean((f) => f.maxWait),
-    shareMatched: mean((f) => f.shareMatched),
   };
 }
 

@@ -29,6 +29,7 @@ import {
   type FormedMatch,
   gameModeOf,
   matchShape,
+  meanFigures,
   type QualityFigures,
   qualityFigures,
   replay,
@@ -172,13 +173,6 @@ function bitCount(mask: number): number {
   return count;
 }
 
-function mean(figures: QualityFigures[]): QualityFigures {
-  const out = { ...figures[0]! };
-  for (const key of Object.keys(out) as (keyof QualityFigures)[])
-    out[key] = figures.reduce((s, f) => s + f[key], 0) / figures.length;
-  return out;
-}
-
 const line = (f: QualityFigures) =>
   `${f.spread.toFixed(1)} / ${f.imbalance.toFixed(2)} / ${(100 * f.favourite).toFixed(2)} %, waits ` +
   `${f.meanWait.toFixed(2)} / ${f.p95Wait.toFixed(2)} / ${f.maxWait.toFixed(2)} s, ${(100 * f.shareMatched).toFixed(2)} %`;
@@ -202,12 +196,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       stream,
       matches: replay(seeded, stream, arenaStrategy()),
     }));
-    console.log(`  ours                ${line(mean(ours.map((o) => qualityFigures(o.stream, o.matches))))}`);
+    console.log(
+      `  ours                ${line(meanFigures(ours.map((o) => qualityFigures(o.stream, o.matches))))}`,
+    );
     for (const seconds of [0, 1, 2, 3]) {
       const figures = streams.map(({ seeded, stream }) =>
         qualityFigures(stream, replayWithLookahead(seeded, stream, seconds)),
       );
-      console.log(`  lookahead ${seconds} s       ${line(mean(figures))}`);
+      console.log(`  lookahead ${seconds} s       ${line(meanFigures(figures))}`);
     }
     const rows = new Map<number, { ours: FlexibilityRow[]; reference: FlexibilityRow[] }>();
     const sums = {

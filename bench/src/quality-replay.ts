@@ -131,6 +131,22 @@ export function qualityFigures(stream: Stream, matches: FormedMatch[]): QualityF
   };
 }
 
+/** Each figure's mean over several streams. */
+export function meanFigures(figures: readonly QualityFigures[]): QualityFigures {
+  const mean = (pick: (f: QualityFigures) => number) =>
+    figures.reduce((s, f) => s + pick(f), 0) / figures.length;
+  return {
+    matches: mean((f) => f.matches),
+    spread: mean((f) => f.spread),
+    imbalance: mean((f) => f.imbalance),
+    favourite: mean((f) => f.favourite),
+    meanWait: mean((f) => f.meanWait),
+    p95Wait: mean((f) => f.p95Wait),
+    maxWait: mean((f) => f.maxWait),
+    shareMatched: mean((f) => f.shareMatched),
+  };
+}
+
 /**
  * Baseline: takes units (parties together) in `order`; each free unit seeds a match filled with the
  * next units that share a usable server with it and fit a team (first fit).
